@@ -1,0 +1,73 @@
+# The commands students and instructors type. CMake does the building, in
+# build/; this file only forwards. `make help` lists the targets.
+
+BUILD  ?= build
+STEP   ?=
+REPEAT ?= 1
+TESTS  ?=
+JOBS   ?= $(shell nproc 2>/dev/null || echo 4)
+
+# The CUDA toolkit often sits outside PATH.
+ifeq ($(shell command -v nvcc 2>/dev/null),)
+export PATH := /usr/local/cuda/bin:$(PATH)
+endif
+
+# Catch2 carried to an offline GPU server (scripts/carry-deps.sh) is found here.
+CMAKE_ARGS += $(if $(wildcard .deps/include),-DCMAKE_PREFIX_PATH=$(CURDIR)/.deps)
+CMAKE_ARGS += $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
+
+LABS := $(sort $(patsubst labs/%/,%,$(wildcard labs/lab*_*/)))
+STAMP := $(BUILD)/.configured
+
+.PHONY: help bootstrap configure build test gpu-check docs clean carry-deps FORCE
+FORCE:
+
+help:
+	@echo "Students"
+	@echo "  make lab1            build labs/lab1_*/ and check every step (STEP=2: steps 1..2 only)"
+	@echo "  make lab1-profile    the lab's Nsight Compute measurements, explained"
+	@echo "  make test            the project's whole test suite (GPU tests skip without a GPU)"
+	@echo "Instructors and developers"
+	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
+	@echo "  make docs            HTML documentation into $(BUILD)/docs/html"
+	@echo "  make bootstrap       install missing packages (Debian/Ubuntu)"
+	@echo "  make carry-deps      copy Catch2 into .deps/ for a GPU server without network"
+	@echo "  make clean           remove $(BUILD)/"
+	@echo "Labs here: $(LABS)"
+
+bootstrap:
+	@scripts/bootstrap.sh --plots --docs
+
+# Configure once; again only if the last attempt failed (no stamp).
+$(STAMP):
+	@scripts/bootstrap.sh
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+	@touch $@
+
+configure: $(STAMP)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+lab%-profile: configure FORCE
+	@scripts/profile.sh lab$*
+
+lab%: configure FORCE
+	@scripts/bootstrap.sh --plots || echo "(continuing: the lab runs without plots)"
+	@scripts/lab.sh lab$* $(STEP)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure
+
+gpu-check: configure
+	@REPEAT=$(REPEAT) TESTS='$(TESTS)' JOBS=$(JOBS) scripts/gpu-check.sh $(BUILD)
+
+docs: configure
+	@scripts/bootstrap.sh --docs
+	cmake --build $(BUILD) --target docs
+
+carry-deps:
+	@scripts/carry-deps.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,120 @@
+# How a lab is built and tested.
+#
+# A lab folder holds the student's file (the skeleton), the header declaring the
+# functions the grader calls, a table file exporting those functions, and the
+# grader. Each "build of the lab" is one implementation file plus the table,
+# compiled into a shared library; the grader program loads the student's build
+# and the reference build side by side (see common/memlab/grading/plugin.hpp).
+
+set(MEMLAB_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/ExpectVerdicts.cmake")
+
+# memlab_add_lab_build(<target> <lab> <source>): a build of <lab> from <source>.
+function(memlab_add_lab_build target lab source)
+  get_property(table GLOBAL PROPERTY memlab_${lab}_table)
+  get_property(lab_dir GLOBAL PROPERTY memlab_${lab}_dir)
+  add_library(${target} MODULE "${source}" "${table}")
+  target_include_directories(${target} PRIVATE "${lab_dir}")
+  target_link_libraries(${target} PRIVATE memlab::headers)
+  set_target_properties(${target} PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}"
+    CUDA_VISIBILITY_PRESET hidden   # only the table is exported
+    CXX_VISIBILITY_PRESET hidden)
+endfunction()
+
+# memlab_add_grader_test(<lab> <name> <build target> EXPECT <id=verdict>...)
+# A GPU test: grade <build target> and check the verdicts; skipped without a GPU.
+# EXPECT all=pass means every check passes and every step is done.
+function(memlab_add_grader_test lab name build)
+  cmake_parse_arguments(PARSE_ARGV 3 T "" "" "EXPECT")
+  string(REPLACE ";" "," expect "${T_EXPECT}")
+  set(out "${CMAKE_BINARY_DIR}/test-results/${lab}.${name}")
+  add_test(NAME ${lab}.${name}
+    COMMAND "${CMAKE_COMMAND}"
+      "-DGRADER=$<TARGET_FILE:${lab}_grader>"
+      "-DBUILD=$<TARGET_FILE:${build}>"
+      "-DOUTPUT_DIR=${out}"
+      "-DEXPECT=${expect}"
+      -P "${MEMLAB_EXPECT_SCRIPT}")
+  set_tests_properties(${lab}.${name} PROPERTIES
+    LABELS gpu
+    SKIP_REGULAR_EXPRESSION "MEMLAB_SKIP_NO_GPU"
+    RESOURCE_LOCK gpu)   # one grader at a time: timings must not share the GPU
+endfunction()
+
+# memlab_add_lab(NAME <lab> SKELETON <file> SOLUTION <file> TABLE <file> GRADER <file>
+#                [PROFILE <file>])
+# PROFILE: a program that runs the student's build for `make <lab>-profile`.
+function(memlab_add_lab)
+  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE" "")
+  set(lab ${LAB_NAME})
+  set_property(GLOBAL PROPERTY memlab_${lab}_dir "${CMAKE_CURRENT_SOURCE_DIR}")
+  set_property(GLOBAL PROPERTY memlab_${lab}_table "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_TABLE}")
+  set_property(GLOBAL PROPERTY memlab_${lab}_solution "${LAB_SOLUTION}")
+
+  memlab_add_lab_build(${lab}_student ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
+  memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
+
+  add_executable(${lab}_grader "${LAB_GRADER}")
+  target_include_directories(${lab}_grader PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(${lab}_grader PRIVATE memlab::grading)
+  set_target_properties(${lab}_grader PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}")
+  memlab_warnings(${lab}_grader)
+  add_dependencies(${lab}_grader ${lab}_reference)  # the grader loads it from beside itself
+
+  if(LAB_PROFILE)
+    add_executable(${lab}_profile "${LAB_PROFILE}")
+    target_include_directories(${lab}_profile PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+    target_link_libraries(${lab}_profile PRIVATE memlab::cuda)
+    set_target_properties(${lab}_profile PROPERTIES
+      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}")
+    memlab_warnings(${lab}_profile)
+  endif()
+
+  # `cmake --build build --target lab1` builds what `make lab1` runs, and nothing else.
+  add_custom_target(${lab})
+  add_dependencies(${lab} ${lab}_grader ${lab}_student ${lab}_reference)
+
+  # The grader's own input checks, which run before it looks for a GPU.
+  add_test(NAME ${lab}.grader_requires_a_student_build COMMAND ${lab}_grader)
+  add_test(NAME ${lab}.grader_rejects_steps_out_of_range
+    COMMAND ${lab}_grader --student nothing.so --steps 99)
+  set_tests_properties(${lab}.grader_requires_a_student_build PROPERTIES
+    LABELS host PASS_REGULAR_EXPRESSION "--student <the student's build> is required")
+  set_tests_properties(${lab}.grader_rejects_steps_out_of_range PROPERTIES
+    LABELS host PASS_REGULAR_EXPRESSION "--steps must be between 1 and")
+
+  memlab_add_grader_test(${lab} reference_passes ${lab}_reference EXPECT all=pass)
+  # Once a student has solved step 1 in the skeleton, this test reports that progress as a failure.
+  memlab_add_grader_test(${lab} shipped_skeleton_fails_step1 ${lab}_student EXPECT step1.correct=fail)
+endfunction()
+
+# memlab_add_mutant(LAB <lab> NAME <name> FIND <text> REPLACE <text> EXPECT <id=verdict>...)
+#
+# A wrong or slow variant of the reference solution: the reference with one
+# piece of text, which must occur exactly once, replaced. The grader must reach
+# the verdicts in EXPECT. Deriving variants from the reference keeps them
+# honest: each differs from a passing solution by exactly the mistake it names.
+function(memlab_add_mutant)
+  cmake_parse_arguments(PARSE_ARGV 0 M "" "LAB;NAME;FIND;REPLACE" "EXPECT")
+  get_property(solution GLOBAL PROPERTY memlab_${M_LAB}_solution)
+  if(NOT solution)
+    message(FATAL_ERROR "mutant ${M_LAB}.${M_NAME}: no lab ${M_LAB} (memlab_add_lab must come first)")
+  endif()
+  file(READ "${solution}" text)
+  string(FIND "${text}" "${M_FIND}" first)
+  string(FIND "${text}" "${M_FIND}" last REVERSE)
+  if(first EQUAL -1)
+    message(FATAL_ERROR "mutant ${M_LAB}.${M_NAME}: '${M_FIND}' is not in ${solution} any more")
+  elseif(NOT first EQUAL last)
+    message(FATAL_ERROR "mutant ${M_LAB}.${M_NAME}: '${M_FIND}' occurs more than once in ${solution}")
+  endif()
+  string(REPLACE "${M_FIND}" "${M_REPLACE}" text "${text}")
+  set(mutant "${CMAKE_BINARY_DIR}/mutants/${M_LAB}/${M_NAME}.cu")
+  file(WRITE "${mutant}.new" "${text}")
+  configure_file("${mutant}.new" "${mutant}" COPYONLY)  # rewritten only when it changes
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${solution}")
+
+  memlab_add_lab_build(${M_LAB}_mutant_${M_NAME} ${M_LAB} "${mutant}")
+  memlab_add_grader_test(${M_LAB} mutant_${M_NAME} ${M_LAB}_mutant_${M_NAME} EXPECT ${M_EXPECT})
+endfunction()

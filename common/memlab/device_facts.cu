@@ -1,0 +1,131 @@
+#include "memlab/device_facts.cuh"
+
+#include "memlab/cuda_check.cuh"
+#include "memlab/timing.cuh"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace memlab {
+
+std::string DeviceFacts::compute_capability() const {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string DeviceFacts::summary() const {
+  return name + ", sm_" + std::to_string(major) + std::to_string(minor) + ", " +
+         std::to_string(sm_count) + " SMs, L2 " + format_bytes(static_cast<double>(l2_bytes)) +
+         ", " + format_bytes(static_cast<double>(global_memory_bytes));
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1000.0 && unit < 4) {
+    bytes /= 1000.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, bytes >= 100.0 || unit == 0 ? "%.0f %s" : "%.3g %s", bytes,
+                units[unit]);
+  return text;
+}
+
+std::optional<std::string> why_no_gpu() {
+  int driver = 0;
+  int runtime = 0;
+  cudaDriverGetVersion(&driver);  // 0 when no driver library is installed
+  cudaRuntimeGetVersion(&runtime);
+  const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  if (driver == 0) return std::string("no NVIDIA driver is installed (libcuda.so.1 was not found)");
+
+  int count = 0;
+  const cudaError_t code = cudaGetDeviceCount(&count);
+  cudaGetLastError();  // clear the error, so it does not resurface in a later check
+  if (code == cudaErrorInsufficientDriver) {
+    return "the NVIDIA driver supports CUDA " + version(driver) + ", older than the CUDA " +
+           version(runtime) + " this was built with: update the driver";
+  }
+  if (code == cudaErrorNoDevice || (code == cudaSuccess && count == 0)) {
+    return std::string("the NVIDIA driver is installed but sees no GPU");
+  }
+  if (code != cudaSuccess) return std::string(cudaGetErrorName(code)) + ": " + cudaGetErrorString(code);
+  return std::nullopt;
+}
+
+DeviceFacts query_device(int device) {
+  if (device < 0) MEMLAB_CHECK(cudaGetDevice(&device));
+  DeviceFacts f;
+  f.device = device;
+  cudaDeviceProp prop{};
+  MEMLAB_CHECK(cudaGetDeviceProperties(&prop, device));
+  f.name = prop.name;
+  const auto attribute = [device](cudaDeviceAttr what) {
+    int value = 0;
+    MEMLAB_CHECK(cudaDeviceGetAttribute(&value, what, device));
+    return value;
+  };
+  f.major = attribute(cudaDevAttrComputeCapabilityMajor);
+  f.minor = attribute(cudaDevAttrComputeCapabilityMinor);
+  f.sm_count = attribute(cudaDevAttrMultiProcessorCount);
+  f.warp_size = attribute(cudaDevAttrWarpSize);
+  f.max_threads_per_block = attribute(cudaDevAttrMaxThreadsPerBlock);
+  f.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor);
+  f.global_memory_bytes = prop.totalGlobalMem;
+  f.l2_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize));
+  f.shared_per_block = static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlock));
+  f.shared_per_block_optin =
+      static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  f.shared_per_sm = static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor));
+  // Memory clock (kHz) and bus width (bits) are attributes; CUDA 13 removed the
+  // cudaDeviceProp fields that used to carry them. DRAM moves data on both clock edges.
+  const double clock_khz = attribute(cudaDevAttrMemoryClockRate);
+  const double bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth);
+  f.theoretical_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  MEMLAB_CHECK(cudaDriverGetVersion(&f.driver_version));
+  MEMLAB_CHECK(cudaRuntimeGetVersion(&f.runtime_version));
+  return f;
+}
+
+namespace {
+
+// Memory pattern: 16-byte loads and stores, consecutive threads on consecutive
+// words, grid-stride: the simplest kernel that keeps DRAM busy in both directions.
+__global__ void copy_kernel(const uint4* in, uint4* out, std::size_t count) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    out[i] = in[i];
+  }
+}
+
+__global__ void empty_kernel() {}
+
+}  // namespace
+
+MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream) {
+  MeasuredCeilings ceilings;
+  // Each buffer 8x L2 (at least 256 MiB) so neither fits in cache; at most an
+  // eighth of device memory so small cards can run it too.
+  std::size_t bytes = std::max<std::size_t>(8 * facts.l2_bytes, std::size_t{256} << 20);
+  bytes = std::min(bytes, facts.global_memory_bytes / 8);
+  const std::size_t count = bytes / sizeof(uint4);
+  ceilings.copy_bytes = count * sizeof(uint4);
+
+  DeviceBuffer<uint4> in(count);
+  DeviceBuffer<uint4> out(count);
+  in.fill_bytes(0x5A, stream);
+  KernelTimer timer(stream, facts.l2_bytes);
+  const int blocks = 8 * facts.sm_count;  // several resident blocks per SM keep loads in flight
+  const auto copy = [&](cudaStream_t s) {
+    copy_kernel<<<blocks, 256, 0, s>>>(in.data(), out.data(), count);
+  };
+  const std::vector<double> copy_ms = timer.samples_ms(copy, {2, 10, Cache::cold});
+  ceilings.copy_gbps = gigabytes_per_second(2.0 * ceilings.copy_bytes, median(copy_ms));
+
+  const auto nothing = [](cudaStream_t s) { empty_kernel<<<1, 1, 0, s>>>(); };
+  const std::vector<double> empty_ms = timer.samples_ms(nothing, {5, 20, Cache::warm});
+  ceilings.launch_overhead_us = 1e3 * median(empty_ms);
+  return ceilings;
+}
+
+}  // namespace memlab

@@ -1,0 +1,56 @@
+#include "memlab/grading/grader.hpp"
+
+#include "memlab/grading/context.hpp"
+
+namespace memlab::grading {
+
+namespace {
+Context* installed = nullptr;
+
+Context& context() {
+  if (installed == nullptr) throw std::logic_error("grading: no context installed (no GPU set up)");
+  return *installed;
+}
+}  // namespace
+
+CheckRecorder& recorder() {
+  static CheckRecorder instance;
+  return instance;
+}
+
+void install(Context* context) { installed = context; }
+
+void hint(const std::string& text) { recorder().current().hint = text; }
+
+void measured(const std::string& student, const std::string& reference,
+              std::optional<double> ratio) {
+  CheckResult& row = recorder().current();
+  row.measured = student;
+  row.reference = reference;
+  row.ratio = ratio;
+}
+
+void note(const std::string& text) { recorder().current().note = text; }
+
+void value(const std::string& name, double number) {
+  recorder().current().values.emplace_back(name, number);
+}
+
+void require_step(int step) {
+  if (recorder().step_passed(step)) return;
+  recorder().block(step);
+  throw StepBlocked(step);
+}
+
+const DeviceFacts& device() { return context().facts; }
+const MeasuredCeilings& ceilings() { return context().ceilings; }
+cudaStream_t stream() { return *context().stream; }
+KernelTimer& timer() { return *context().timer; }
+std::string output_path(const std::string& file_name) {
+  return context().output_dir + "/" + file_name;
+}
+std::uint64_t seed() { return context().seed; }
+const void* student_table() { return context().student_table; }
+const void* reference_table() { return context().reference_table; }
+
+}  // namespace memlab::grading

@@ -1,0 +1,106 @@
+/// @file grader.hpp
+/// @brief What a lab's grader uses: the lab's description, the student's and
+/// the reference's builds, the GPU, and the calls that fill in a report row.
+///
+/// A lab grader is one .cu file of Catch2 test cases, one per check:
+///
+///     const memlab::grading::LabInfo memlab::grading::lab = {
+///         "lab1", "Caching observed with vector_add", 4, "labs/lab1_caching/README.md",
+///         "memlab_lab1_api"};
+///
+///     TEST_CASE("vector_add is correct for any n", "[step1][correct]") {
+///       memlab::grading::hint("Cover every i < n: ...");
+///       const auto& student = memlab::grading::student<lab1::Api>();
+///       ...
+///       memlab::grading::measured("7 sizes");
+///     }
+///
+/// It is linked with the grading main (main.cpp), which loads both builds,
+/// runs the checks in order and prints and writes the report.
+#pragma once
+
+#include "memlab/device_facts.cuh"
+#include "memlab/timing.cuh"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace memlab::grading {
+
+/// Describes a lab to the grading main.
+struct LabInfo {
+  const char* id;          ///< short name, e.g. "lab1"
+  const char* title;       ///< e.g. "Caching observed with vector_add"
+  int steps;               ///< number of steps
+  const char* guide;       ///< the lab's README, relative to the repository
+  const char* api_symbol;  ///< the table a lab build exports, e.g. "memlab_lab1_api"
+};
+
+/// The lab this grader checks; each lab's grader defines it.
+extern const LabInfo lab;
+
+/// @name Filling in the running check's report row
+/// @{
+
+/// What to look at if this check fails; shown under the row.
+void hint(const std::string& text);
+/// What the check measured, as people read it, and the student/reference time ratio.
+void measured(const std::string& student, const std::string& reference = "",
+              std::optional<double> ratio = std::nullopt);
+/// A block of text shown below the report whatever the verdict, such as a table
+/// of what the check measured.
+void note(const std::string& text);
+/// A named number for the JSON results (GB/s, milliseconds, counts).
+void value(const std::string& name, double number);
+/// Stops the running check as BLOCKED unless every check of @p step has passed:
+/// later steps measure the code of earlier ones, so their results would mislead.
+void require_step(int step);
+/// @}
+
+/// Thrown by require_step(); reported as BLOCKED rather than as a failure.
+class StepBlocked : public std::runtime_error {
+ public:
+  /// @param step the step that has not passed
+  explicit StepBlocked(int step)
+      : std::runtime_error("step " + std::to_string(step) + " has not passed yet") {}
+};
+
+/// @name The machine
+/// @{
+
+/// Facts about the GPU the grader runs on.
+const DeviceFacts& device();
+/// Ceilings measured on it when the grader started.
+const MeasuredCeilings& ceilings();
+/// The stream every check runs on.
+cudaStream_t stream();
+/// A timer on that stream, with an L2 flush sized for this GPU.
+KernelTimer& timer();
+/// @p file_name inside the folder given by --output-dir (for CSV and plots).
+std::string output_path(const std::string& file_name);
+/// The seed for random inputs (--seed), so a run can be repeated exactly.
+std::uint64_t seed();
+/// @}
+
+/// @name The two builds of the lab
+/// @{
+
+/// The function table exported by the student's build.
+const void* student_table();
+/// The function table exported by the reference build.
+const void* reference_table();
+/// The student's functions, as the lab's Api struct.
+template <typename Api>
+const Api& student() {
+  return *static_cast<const Api*>(student_table());
+}
+/// The reference solution's functions, as the lab's Api struct.
+template <typename Api>
+const Api& reference() {
+  return *static_cast<const Api*>(reference_table());
+}
+/// @}
+
+}  // namespace memlab::grading

@@ -1,0 +1,231 @@
+// The main of every lab grader: options, the GPU check, loading the two builds,
+// running the checks in order with a progress line each, and the report.
+//
+// Exit codes: 0 every check asked for passed; 1 some check failed; 2 bad
+// command line or a build that cannot be loaded; 3 the GPU failed before any
+// check ran; 77 no usable GPU (CTest reads 77 as "skipped").
+
+#define MEMLAB_CATCH2_MAIN
+#include "memlab/grading/catch2.hpp"
+#include "memlab/grading/context.hpp"
+#include "memlab/grading/grader.hpp"
+#include "memlab/grading/plugin.hpp"
+#include "memlab/report.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+namespace {
+
+using namespace memlab;
+using namespace memlab::grading;
+
+constexpr int kAllPassed = 0;
+constexpr int kChecksFailed = 1;
+constexpr int kBadInput = 2;
+constexpr int kGpuFailed = 3;
+constexpr int kNoGpu = 77;
+
+// The report so far; written to --results after every check, so a crash in a
+// later check loses nothing that was already measured.
+LabReport report;
+std::string results_path;
+
+void save_results() {
+  if (results_path.empty()) return;
+  report.checks = recorder().results();
+  write_json_file(results_path, report);
+}
+
+bool stdout_is_terminal() { return isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr; }
+
+// Prints a line per check as it starts and ends, and feeds the recorder.
+class ProgressListener : public catch2::ListenerBase {
+ public:
+  using catch2::ListenerBase::ListenerBase;
+
+  void testCaseStarting(const Catch::TestCaseInfo& info) override {
+    catch2::ListenerBase::testCaseStarting(info);
+    recorder().begin(info.name, catch2::tags_of(info));
+    started_ = std::chrono::steady_clock::now();
+    std::cout << "  step " << recorder().current().step << "  " << info.name << " ... " << std::flush;
+  }
+
+#if MEMLAB_CATCH2_MAJOR >= 3
+  void assertionEnded(const Catch::AssertionStats& stats) override { record(stats); }
+#else
+  bool assertionEnded(const Catch::AssertionStats& stats) override {
+    record(stats);
+    return true;
+  }
+#endif
+
+  void testCaseEnded(const Catch::TestCaseStats& stats) override {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    recorder().end(stats.totals.assertions.failed == 0, seconds);
+    const Verdict verdict = recorder().results().back().verdict;
+    char time[32];
+    std::snprintf(time, sizeof time, "%.1f s", seconds);
+    std::cout << (verdict == Verdict::pass ? "pass" : to_string(verdict)) << " (" << time << ")\n";
+    save_results();
+    catch2::ListenerBase::testCaseEnded(stats);
+  }
+
+ private:
+  static void record(const Catch::AssertionStats& stats) {
+    if (!stats.assertionResult.isOk()) recorder().assertion_failed(catch2::failure_text(stats));
+  }
+  std::chrono::steady_clock::time_point started_;
+};
+
+// The reference build sits beside the grader executable, so a build folder can move.
+std::string default_reference_path() {
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::string name = std::string("lib") + lab.id + "_reference.so";
+  return error ? name : (self.parent_path() / name).string();
+}
+
+std::string format_gbps(double gbps) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f GB/s", gbps);
+  return text;
+}
+
+std::vector<std::pair<std::string, std::string>> describe_machine(const Context& context,
+                                                                  const std::string& student) {
+  const DeviceFacts& f = context.facts;
+  char memory[160];
+  std::snprintf(memory, sizeof memory,
+                "copy %s measured (%.0f%% of the %s the memory clock and bus width allow)",
+                format_gbps(context.ceilings.copy_gbps).c_str(),
+                f.theoretical_gbps > 0 ? 100.0 * context.ceilings.copy_gbps / f.theoretical_gbps : 0.0,
+                format_gbps(f.theoretical_gbps).c_str());
+  char launch[96];
+  std::snprintf(launch, sizeof launch, "%.1f us for an empty kernel between two events",
+                context.ceilings.launch_overhead_us);
+  char versions[96];
+  std::snprintf(versions, sizeof versions, "driver %d.%d, runtime %d.%d", f.driver_version / 1000,
+                f.driver_version % 1000 / 10, f.runtime_version / 1000,
+                f.runtime_version % 1000 / 10);
+  return {{"GPU", f.summary()},
+          {"Bandwidth", memory},
+          {"Launch overhead", launch},
+          {"CUDA", versions},
+          {"Student build", student},
+          {"Seed", std::to_string(context.seed)}};
+}
+
+}  // namespace
+
+CATCH_REGISTER_LISTENER(ProgressListener)
+
+int main(int argc, char** argv) {
+  Catch::Session session;
+  std::string student_path;
+  std::string reference_path = default_reference_path();
+  std::string output_dir = ".";
+  int steps = lab.steps;
+  unsigned long long seed = 20261122;
+
+  using catch2::clara::Opt;
+  session.cli(session.cli() |
+              Opt(student_path, "lib.so")["--student"]("the student's build of the lab (required)") |
+              Opt(reference_path, "lib.so")["--reference"]("the reference build (default: beside this program)") |
+              Opt(steps, "N")["--steps"]("check steps 1..N only") |
+              Opt(results_path, "file.json")["--results"]("write the results as JSON to this file") |
+              Opt(output_dir, "dir")["--output-dir"]("folder for data files and the detailed log") |
+              Opt(seed, "number")["--seed"]("seed for the random inputs"));
+  if (session.applyCommandLine(argc, argv) != 0) return kBadInput;
+  if (session.configData().showHelp) {
+    std::cout << "\nExit codes: 0 all checks passed, 1 a check failed, 2 bad command line or "
+                 "unloadable build,\n3 GPU error before the checks, 77 no usable GPU.\n";
+    return kAllPassed;
+  }
+  if (student_path.empty()) {
+    std::cerr << lab.id << " grader: --student <the student's build> is required (see --help)\n";
+    return kBadInput;
+  }
+  if (steps < 1 || steps > lab.steps) {
+    std::cerr << lab.id << " grader: --steps must be between 1 and " << lab.steps << ", not "
+              << steps << "\n";
+    return kBadInput;
+  }
+  std::error_code dir_error;
+  std::filesystem::create_directories(output_dir, dir_error);
+  if (dir_error) {
+    std::cerr << lab.id << " grader: cannot create " << output_dir << ": " << dir_error.message()
+              << "\n";
+    return kBadInput;
+  }
+
+  if (const auto why = why_no_gpu()) {
+    std::cout << "\n" << lab.id << " is built, but grading it needs an NVIDIA GPU, and none can be used here:\n  "
+              << *why
+              << "\nRun the same command on a machine with an NVIDIA GPU and its driver.\n";
+    return kNoGpu;
+  }
+
+  Context context;
+  context.output_dir = output_dir;
+  context.seed = seed;
+  try {
+    context.student_table = Plugin(student_path).symbol(lab.api_symbol);
+    context.reference_table = Plugin(reference_path).symbol(lab.api_symbol);
+  } catch (const std::exception& error) {
+    std::cerr << lab.id << " grader: " << error.what()
+              << "\n(A function the lab asks for may be missing or renamed in the student's file.)\n";
+    return kBadInput;
+  }
+  try {
+    context.facts = query_device();
+    context.stream = std::make_unique<Stream>();
+    context.timer = std::make_unique<KernelTimer>(*context.stream, context.facts.l2_bytes);
+    context.ceilings = measure_ceilings(context.facts, *context.stream);
+  } catch (const std::exception& error) {
+    std::cerr << lab.id << " grader: the GPU failed before any check ran: " << error.what() << "\n";
+    return kGpuFailed;
+  }
+  install(&context);
+
+  Catch::ConfigData& config = session.configData();
+  catch2::run_in_declaration_order(config);
+  catch2::send_output_to(config, output_dir + "/" + lab.id + "-checks.log");
+  if (steps < lab.steps || config.testsOrTags.empty()) {
+    std::string filter;
+    for (int step = 1; step <= steps; ++step) filter += (step > 1 ? ",[step" : "[step") + std::to_string(step) + "]";
+    config.testsOrTags = {filter};
+  }
+
+  report.lab = lab.id;
+  report.title = lab.title;
+  report.guide = lab.guide;
+  report.steps = lab.steps;
+  report.steps_requested = steps;
+  report.facts = describe_machine(context, student_path);
+  try {
+    save_results();  // the file exists from the start, and is writable
+  } catch (const std::exception& error) {
+    std::cerr << lab.id << " grader: " << error.what() << "\n";
+    return kBadInput;
+  }
+
+  std::cout << "Grading " << lab.id << " (" << lab.title << "), steps 1-" << steps << ":\n";
+  session.run();
+  install(nullptr);
+
+  report.checks = recorder().results();
+  print_report(std::cout, report, {stdout_is_terminal(), 100});
+  for (const CheckResult& check : report.checks) {
+    if (check.verdict != Verdict::pass) return kChecksFailed;
+  }
+  return kAllPassed;
+}

@@ -1,0 +1,253 @@
+#include "memlab/report.hpp"
+
+#include "memlab/json.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace memlab {
+
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::pass: return "pass";
+    case Verdict::fail: return "fail";
+    case Verdict::blocked: return "blocked";
+    case Verdict::not_checked: return "not checked";
+  }
+  return "unknown";
+}
+
+Verdict LabReport::step_verdict(int step) const {
+  bool any = false;
+  bool all_pass = true;
+  bool all_blocked = true;
+  for (const CheckResult& check : checks) {
+    if (check.step != step || check.verdict == Verdict::not_checked) continue;
+    any = true;
+    all_pass = all_pass && check.verdict == Verdict::pass;
+    all_blocked = all_blocked && check.verdict == Verdict::blocked;
+  }
+  if (!any) return Verdict::not_checked;
+  if (all_pass) return Verdict::pass;
+  return all_blocked ? Verdict::blocked : Verdict::fail;
+}
+
+int LabReport::steps_done() const {
+  int done = 0;
+  for (int step = 1; step <= steps; ++step) done += step_verdict(step) == Verdict::pass;
+  return done;
+}
+
+int LabReport::next_step() const {
+  for (int step = 1; step <= steps; ++step) {
+    if (step_verdict(step) != Verdict::pass) return step;
+  }
+  return 0;
+}
+
+std::string format_text(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int length = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text(length > 0 ? static_cast<std::size_t>(length) : 0, '\0');
+  if (length > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
+  return text;
+}
+
+namespace {
+
+std::string format_ratio(const std::optional<double>& ratio) {
+  return ratio ? format_text("%.2fx", *ratio) : "";
+}
+
+std::string verdict_label(Verdict verdict, bool color) {
+  std::string label;
+  const char* code = "";
+  switch (verdict) {
+    case Verdict::pass: label = "PASS"; code = "32"; break;
+    case Verdict::fail: label = "FAIL"; code = "31"; break;
+    case Verdict::blocked: label = "BLOCKED"; code = "33"; break;
+    case Verdict::not_checked: label = "-"; code = "2"; break;
+  }
+  return color ? "\033[" + std::string(code) + "m" + label + "\033[0m" : label;
+}
+
+// Pads @p text to @p width visible characters; colour codes take no columns.
+std::string pad(const std::string& text, std::size_t visible_length, std::size_t width) {
+  return text + std::string(width > visible_length ? width - visible_length : 0, ' ');
+}
+
+// Writes @p text as lines of at most @p width columns, each starting with @p indent
+// and the first with @p label; breaks at spaces and keeps the text's own newlines.
+void write_wrapped(std::ostream& out, const std::string& indent, const std::string& label,
+                   const std::string& text, int width) {
+  const std::size_t room =
+      std::max<std::size_t>(20, static_cast<std::size_t>(width) - indent.size() - label.size());
+  std::istringstream paragraphs(text);
+  std::string paragraph;
+  bool first_line = true;
+  while (std::getline(paragraphs, paragraph)) {
+    std::istringstream words(paragraph);
+    std::string word;
+    std::string line;
+    const auto flush = [&] {
+      out << indent << (first_line ? label : std::string(label.size(), ' ')) << line << '\n';
+      first_line = false;
+      line.clear();
+    };
+    while (words >> word) {
+      if (!line.empty() && line.size() + 1 + word.size() > room) flush();
+      line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty() || paragraph.empty()) flush();
+  }
+}
+
+}  // namespace
+
+void print_report(std::ostream& out, const LabReport& report, const PrintOptions& options) {
+  out << '\n' << report.lab << ": " << report.title << '\n';
+  for (const auto& [name, value] : report.facts) out << "  " << name << ": " << value << '\n';
+  out << '\n';
+
+  struct Row {
+    std::string step, title, verdict, measured, reference, ratio;
+    Verdict raw = Verdict::not_checked;
+    const CheckResult* check = nullptr;
+  };
+  std::vector<Row> rows;
+  for (int step = 1; step <= report.steps; ++step) {
+    bool any = false;
+    for (const CheckResult& check : report.checks) {
+      if (check.step != step) continue;
+      any = true;
+      rows.push_back({std::to_string(step), check.title, to_string(check.verdict), check.measured,
+                      check.reference, format_ratio(check.ratio), check.verdict, &check});
+    }
+    if (!any) {
+      const std::string why = step > report.steps_requested
+                                  ? "not checked (STEP=" + std::to_string(report.steps_requested) + ")"
+                                  : "not checked";
+      rows.push_back({std::to_string(step), why, "-", "", "", "", Verdict::not_checked, nullptr});
+    }
+  }
+
+  Row header{"Step", "Check", "Result", "Measured", "Reference", "Student/ref time"};
+  std::size_t w_step = header.step.size(), w_title = header.title.size(),
+              w_verdict = std::string("BLOCKED").size(), w_measured = header.measured.size(),
+              w_reference = header.reference.size();
+  for (const Row& row : rows) {
+    w_step = std::max(w_step, row.step.size());
+    w_title = std::max(w_title, row.title.size());
+    w_measured = std::max(w_measured, row.measured.size());
+    w_reference = std::max(w_reference, row.reference.size());
+  }
+  const auto write_row = [&](const Row& row, const std::string& verdict, std::size_t verdict_len) {
+    out << pad(row.step, row.step.size(), w_step) << "  " << pad(row.title, row.title.size(), w_title)
+        << "  " << pad(verdict, verdict_len, w_verdict) << "  "
+        << pad(row.measured, row.measured.size(), w_measured) << "  "
+        << pad(row.reference, row.reference.size(), w_reference) << "  " << row.ratio;
+    out << '\n';
+  };
+  write_row(header, header.verdict, header.verdict.size());
+  const std::string indent(w_step + 2, ' ');
+  for (const Row& row : rows) {
+    const std::string plain = verdict_label(row.raw, false);
+    write_row(row, verdict_label(row.raw, options.color), plain.size());
+    if (row.check == nullptr || row.raw == Verdict::pass) continue;
+    if (!row.check->detail.empty()) {
+      write_wrapped(out, indent, "what happened: ", row.check->detail, options.width);
+    }
+    if (!row.check->hint.empty() && row.raw == Verdict::fail) {
+      write_wrapped(out, indent, "hint: ", row.check->hint, options.width);
+    }
+  }
+
+  for (const CheckResult& check : report.checks) {
+    if (!check.note.empty()) out << '\n' << check.note << (check.note.back() == '\n' ? "" : "\n");
+  }
+
+  const int done = report.steps_done();
+  out << "\n[" << std::string(static_cast<std::size_t>(done), '#')
+      << std::string(static_cast<std::size_t>(report.steps - done), '-') << "] " << done << " of "
+      << report.steps << " steps done.";
+  const int next = report.next_step();
+  if (next == 0) {
+    out << " Well done: every step passes.\n";
+  } else {
+    out << " Next: step " << next << " in " << report.guide << '\n';
+  }
+}
+
+void write_json(std::ostream& out, const LabReport& report) {
+  JsonWriter json(out);
+  json.begin_object();
+  json.field("lab", report.lab);
+  json.field("title", report.title);
+  json.field("steps", report.steps);
+  json.field("steps_requested", report.steps_requested);
+  json.field("steps_done", report.steps_done());
+  json.key("step_verdicts");
+  json.begin_array();
+  for (int step = 1; step <= report.steps; ++step) json.value(to_string(report.step_verdict(step)));
+  json.end_array();
+  json.key("facts");
+  json.begin_object();
+  for (const auto& [name, value] : report.facts) json.field(name, value);
+  json.end_object();
+  json.key("checks");
+  json.begin_array();
+  for (const CheckResult& check : report.checks) {
+    json.begin_object();
+    json.field("step", check.step);
+    json.field("id", check.id);
+    json.field("title", check.title);
+    json.field("verdict", to_string(check.verdict));
+    json.field("measured", check.measured);
+    json.field("reference", check.reference);
+    json.key("ratio");
+    if (check.ratio) {
+      json.value(*check.ratio);
+    } else {
+      json.null();
+    }
+    json.key("values");
+    json.begin_object();
+    for (const auto& [name, value] : check.values) json.field(name, value);
+    json.end_object();
+    json.field("detail", check.detail);
+    json.field("hint", check.hint);
+    json.field("note", check.note);
+    json.field("seconds", check.seconds);
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+  out << '\n';
+}
+
+void write_json_file(const std::string& path, const LabReport& report) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot write " + temporary);
+    write_json(file, report);
+    file.flush();
+    if (!file) throw std::runtime_error("writing " + temporary + " failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot rename " + temporary + " to " + path);
+  }
+}
+
+}  // namespace memlab

@@ -1,0 +1,117 @@
+#include "memlab/verify.hpp"
+
+#include "memlab/random.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace memlab {
+
+template <>
+Tolerance default_tolerance<float>() {
+  return {1e-5, 1e-6};
+}
+template <>
+Tolerance default_tolerance<double>() {
+  return {1e-12, 1e-14};
+}
+
+namespace {
+
+bool within(double got, double expected, Tolerance tolerance) {
+  if (!std::isfinite(got) || !std::isfinite(expected)) return false;
+  return std::fabs(got - expected) <= tolerance.absolute + tolerance.relative * std::fabs(expected);
+}
+
+}  // namespace
+
+std::string Comparison::describe(const std::string& name) const {
+  std::ostringstream out;
+  if (ok()) {
+    out << name << ": all " << checked << " elements correct";
+    return out.str();
+  }
+  out << name << ": " << mismatches << " of " << checked << " elements wrong";
+  if (unwritten > 0) out << " (" << unwritten << " never written)";
+  out << "; first:";
+  const char* separator = " ";
+  for (const Mismatch& m : first) {
+    out << separator << name << "[" << m.index << "]";
+    if (shape) out << " (row " << m.row << ", col " << m.col << ")";
+    out << " = ";
+    if (m.unwritten) {
+      out << "never written";
+    } else {
+      out << m.got;
+    }
+    out << ", expected " << m.expected;
+    separator = "; ";
+  }
+  return out.str();
+}
+
+template <typename T>
+Comparison compare(const std::vector<T>& got, const std::vector<T>& expected, Tolerance tolerance,
+                   std::optional<MatrixShape> shape, std::size_t max_reported) {
+  if (got.size() != expected.size()) {
+    throw std::invalid_argument("compare: output has " + std::to_string(got.size()) +
+                                " elements, reference has " + std::to_string(expected.size()));
+  }
+  if (shape && shape->rows * shape->cols != got.size()) {
+    throw std::invalid_argument("compare: a " + std::to_string(shape->rows) + " x " +
+                                std::to_string(shape->cols) + " matrix does not have " +
+                                std::to_string(got.size()) + " elements");
+  }
+  Comparison result;
+  result.checked = got.size();
+  result.shape = shape;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = static_cast<double>(got[i]);
+    const double e = static_cast<double>(expected[i]);
+    if (within(g, e, tolerance)) continue;
+    const bool unwritten = is_poison(got[i]);
+    ++result.mismatches;
+    if (unwritten) ++result.unwritten;
+    if (result.first.size() < max_reported) {
+      Mismatch m;
+      m.index = i;
+      if (shape) {
+        m.row = i / shape->cols;
+        m.col = i % shape->cols;
+      }
+      m.got = g;
+      m.expected = e;
+      m.unwritten = unwritten;
+      result.first.push_back(m);
+    }
+  }
+  return result;
+}
+
+template <typename T>
+std::optional<std::size_t> first_overwritten(const std::vector<T>& guard) {
+  for (std::size_t i = 0; i < guard.size(); ++i) {
+    if (!is_poison(guard[i])) return i;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+std::vector<T> random_values(std::size_t count, std::uint64_t seed, double low, double high) {
+  if (!(low < high)) throw std::invalid_argument("random_values: need low < high");
+  std::vector<T> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = random_value<T>(seed, i, low, high);
+  return values;
+}
+
+template Comparison compare<float>(const std::vector<float>&, const std::vector<float>&, Tolerance,
+                                   std::optional<MatrixShape>, std::size_t);
+template Comparison compare<double>(const std::vector<double>&, const std::vector<double>&,
+                                    Tolerance, std::optional<MatrixShape>, std::size_t);
+template std::optional<std::size_t> first_overwritten<float>(const std::vector<float>&);
+template std::optional<std::size_t> first_overwritten<double>(const std::vector<double>&);
+template std::vector<float> random_values<float>(std::size_t, std::uint64_t, double, double);
+template std::vector<double> random_values<double>(std::size_t, std::uint64_t, double, double);
+
+}  // namespace memlab

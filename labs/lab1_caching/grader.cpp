@@ -1,0 +1,388 @@
+// Lab 1 grader: checks vector_add.cu step by step, beside the reference
+// solution, on this machine's GPU. Run it through `make lab1`.
+//
+// Every threshold below was chosen from measurements on an H100 and an H200;
+// docs/measurements/lab1.md has the runs, their spread and the reasoning.
+
+#include "lab1.cuh"
+
+#include <memlab/device_random.cuh>
+#include <memlab/grading/catch2.hpp>
+#include <memlab/grading/grader.hpp>
+#include <memlab/random.hpp>
+#include <memlab/report.hpp>
+#include <memlab/resources.cuh>
+#include <memlab/verify.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace grading = memlab::grading;
+using memlab::format_text;
+
+const grading::LabInfo grading::lab = {"lab1", "Caching observed with vector_add", 4,
+                                       "labs/lab1_caching/README.md", "memlab_lab1_api"};
+
+namespace {
+
+// Step 1: the student's vector_add may take at most this many times the
+// reference's time. A kernel with a sensible launch lands within a few percent
+// of the reference; one block per launch is many times slower.
+constexpr double kSpeedLimit = 1.25;
+// Step 2: per launch, the median of the student's times and the median of the
+// grader's own event times must agree within this factor.
+constexpr double kTimerAgreement = 1.25;
+// Step 4: warm launches this much faster than the cold one count as "faster";
+// no more than kNoSpeedup faster, as "not faster". Between the two, the
+// measurement does not decide, and that footprint is not graded.
+constexpr double kClearlyFaster = 1.15;
+constexpr double kNoSpeedup = 1.05;
+
+constexpr std::size_t kBytesPerElement = 3 * sizeof(float);  // a and b read, c written
+constexpr std::size_t kGuardElements = 256;  // after the end of c: any write there is out of bounds
+constexpr int kLaunches = 5;                 // the seed exercise's five launches in a row
+
+const lab1::Api& student() { return grading::student<lab1::Api>(); }
+const lab1::Api& reference() { return grading::reference<lab1::Api>(); }
+
+std::size_t elements_for(std::size_t footprint_bytes) { return footprint_bytes / kBytesPerElement; }
+
+// The footprint of the speed and timer checks: 8x L2, so every launch streams
+// from DRAM whatever the previous one left, and at least 64 MiB, so a launch
+// takes long enough (tens of microseconds) that launch overhead stays small.
+std::size_t large_footprint() {
+  const memlab::DeviceFacts& gpu = grading::device();
+  return std::min(std::max<std::size_t>(8 * gpu.l2_bytes, std::size_t{64} << 20),
+                  gpu.global_memory_bytes / 8);
+}
+
+// a, b and c on the GPU for up to `capacity` elements, with a guard zone after
+// each; a and b hold seeded random values that the host can recompute.
+class Arrays {
+ public:
+  Arrays(std::size_t capacity, std::uint64_t seed)
+      : a_(capacity + kGuardElements),
+        b_(capacity + kGuardElements),
+        c_(capacity + kGuardElements),
+        seed_a_(seed),
+        seed_b_(seed + 1) {
+    memlab::fill_random(a_.data(), a_.size(), seed_a_, -1.0, 1.0, grading::stream());
+    memlab::fill_random(b_.data(), b_.size(), seed_b_, -1.0, 1.0, grading::stream());
+    MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
+  }
+
+  std::size_t capacity() const { return c_.size() - kGuardElements; }
+  const float* a() const { return a_.data(); }
+  const float* b() const { return b_.data(); }
+  float* c() { return c_.data(); }
+  const memlab::DeviceBuffer<float>& c_buffer() const { return c_; }
+  // Every byte of c, guard zone included, set to the poison pattern (NaN).
+  void poison_c() { c_.fill_bytes(memlab::kPoisonByte, grading::stream()); }
+  // What c[i] must be, computed on the host from the same random sequences.
+  float expected(std::size_t i) const {
+    return memlab::random_value<float>(seed_a_, i, -1.0, 1.0) +
+           memlab::random_value<float>(seed_b_, i, -1.0, 1.0);
+  }
+
+ private:
+  memlab::DeviceBuffer<float> a_, b_, c_;
+  std::uint64_t seed_a_, seed_b_;
+};
+
+// The arrays every check shares, reallocated when a check needs more elements.
+Arrays& arrays(std::size_t elements) {
+  static std::unique_ptr<Arrays> shared;
+  if (!shared || shared->capacity() < elements) {
+    shared.reset();  // free the old arrays first: device memory may be tight
+    shared = std::make_unique<Arrays>(elements, grading::seed());
+  }
+  return *shared;
+}
+
+// Runs impl.vector_add on n elements and checks c[0..n) and the guard zone after
+// it. Returns what is wrong (empty if nothing) and sets the hint that fits.
+std::string check_vector_add(const lab1::Api& impl, std::size_t n) {
+  Arrays& arr = arrays(n);
+  arr.poison_c();
+  impl.vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());
+  MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
+  MEMLAB_CHECK(cudaGetLastError());
+
+  std::vector<float> got = arr.c_buffer().to_host(n + kGuardElements, grading::stream());
+  const std::vector<float> guard(got.begin() + static_cast<std::ptrdiff_t>(n), got.end());
+  got.resize(n);
+  std::vector<float> expected(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = arr.expected(i);
+
+  if (const auto past_end = memlab::first_overwritten(guard)) {
+    grading::hint("Every store needs the bound i < n: the last block usually has threads past the end.");
+    return format_text("wrote c[%zu], past the end of c (n = %zu)", n + *past_end, n);
+  }
+  const memlab::Comparison result = memlab::compare(got, expected, memlab::default_tolerance<float>());
+  if (result.ok()) return "";
+  if (result.unwritten == n) {
+    grading::hint("Is the kernel launched (with at least one block and one thread), and does it store c[i]?");
+  } else if (result.unwritten == result.mismatches && result.first.front().index > 0) {
+    grading::hint(format_text("c[%zu] onwards was never written: the launch covers too few threads. "
+                              "Launch ceil(n / threads per block) blocks, or loop with a grid stride.",
+                              result.first.front().index));
+  } else {
+    grading::hint("Check the index: thread i must read a[i] and b[i] and write c[i].");
+  }
+  return result.describe("c");
+}
+
+// One footprint of the step 3 sweep: event times of kLaunches launches after an L2 flush.
+struct SweepPoint {
+  std::size_t footprint = 0;
+  std::vector<double> launch_ms;  // median over rounds, per launch
+  double cold_ms = 0.0;           // launch 1
+  double warm_ms = 0.0;           // median of launches 2..kLaunches
+  double speedup() const { return cold_ms / warm_ms; }
+  double gbps(double ms) const { return memlab::gigabytes_per_second(static_cast<double>(footprint), ms); }
+};
+
+// Step 3 measures, step 4 judges the prediction against the same measurement.
+std::vector<SweepPoint>& sweep() {
+  static std::vector<SweepPoint> points;
+  return points;
+}
+
+SweepPoint measure_footprint(std::size_t footprint) {
+  constexpr int kRounds = 15;
+  const std::size_t n = elements_for(footprint);
+  Arrays& arr = arrays(n);
+  const memlab::Work launch = [&arr, n](cudaStream_t s) {
+    student().vector_add(arr.a(), arr.b(), arr.c(), n, s);
+  };
+  std::vector<std::vector<double>> samples(kLaunches);
+  for (int round = 0; round < kRounds; ++round) {
+    grading::timer().flush_l2();
+    const std::vector<double> ms = memlab::time_sequence(launch, kLaunches, grading::stream());
+    for (int i = 0; i < kLaunches; ++i) samples[i].push_back(ms[i]);
+  }
+  SweepPoint point;
+  point.footprint = n * kBytesPerElement;
+  std::vector<double> warm;
+  for (int i = 0; i < kLaunches; ++i) {
+    point.launch_ms.push_back(memlab::median(samples[i]));
+    if (i > 0) warm.insert(warm.end(), samples[i].begin(), samples[i].end());
+  }
+  point.cold_ms = point.launch_ms.front();
+  point.warm_ms = memlab::median(warm);
+  return point;
+}
+
+void write_sweep_csv(const std::vector<SweepPoint>& points, const std::string& path) {
+  const memlab::DeviceFacts& gpu = grading::device();
+  std::ofstream csv(path);
+  csv << "# gpu: " << gpu.name << "\n# l2_bytes: " << gpu.l2_bytes
+      << "\n# copy_gbps: " << format_text("%.0f", grading::ceilings().copy_gbps)
+      << "\nfootprint_bytes,l2_multiple,cold_gbps,warm_gbps,warm_speedup";
+  for (int i = 1; i <= kLaunches; ++i) csv << ",launch" << i << "_ms";
+  csv << '\n';
+  for (const SweepPoint& p : points) {
+    csv << p.footprint << ',' << static_cast<double>(p.footprint) / static_cast<double>(gpu.l2_bytes)
+        << ',' << p.gbps(p.cold_ms) << ',' << p.gbps(p.warm_ms) << ',' << p.speedup();
+    for (double ms : p.launch_ms) csv << ',' << ms;
+    csv << '\n';
+  }
+}
+
+enum class Region { below, between, above };
+
+// Where a footprint lies relative to L2, in the terms choose_footprints() is asked for.
+Region region_of(std::size_t footprint, std::size_t l2) {
+  if (footprint >= l2 / 8 && footprint <= l2 / 2) return Region::below;
+  if (footprint >= 2 * l2) return Region::above;
+  return Region::between;
+}
+
+std::string describe_footprint(std::size_t footprint, std::size_t l2) {
+  return format_text("%s (%.3g x L2)", memlab::format_bytes(static_cast<double>(footprint)).c_str(),
+                     static_cast<double>(footprint) / static_cast<double>(l2));
+}
+
+}  // namespace
+
+TEST_CASE("vector_add is correct for any n", "[step1][correct]") {
+  const std::size_t big = elements_for(large_footprint()) | 1;  // odd: no block size divides it
+  const std::vector<std::size_t> sizes = {1, 31, 32, 33, 1000, 65537, (std::size_t{1} << 20) + 1, big};
+  for (std::size_t n : sizes) {
+    const std::string problem = check_vector_add(student(), n);
+    if (!problem.empty()) FAIL("n = " << n << ": " << problem);
+  }
+  grading::measured(format_text("%zu sizes, 1 to %zu", sizes.size(), big));
+}
+
+TEST_CASE("vector_add keeps up with the reference", "[step1][speed]") {
+  grading::hint("A kernel this simple is limited by DRAM bandwidth only if enough threads run: "
+                "launch enough blocks to fill every SM (thousands of threads per SM in flight).");
+  const std::size_t n = elements_for(large_footprint());
+  const std::string problem = check_vector_add(student(), n);
+  if (!problem.empty()) FAIL("wrong at the timing size, n = " << n << ": " << problem);
+
+  Arrays& arr = arrays(n);
+  const auto launch_of = [&arr, n](const lab1::Api& impl) -> memlab::Work {
+    return [&arr, &impl, n](cudaStream_t s) { impl.vector_add(arr.a(), arr.b(), arr.c(), n, s); };
+  };
+  memlab::Interleaved last;
+  const memlab::RerunVerdict verdict = memlab::judge_with_rerun(kSpeedLimit, 2, [&] {
+    last = grading::timer().compare(launch_of(student()), launch_of(reference()),
+                                    {2, 21, memlab::Cache::cold});
+    return last.median_ratio;
+  });
+
+  const double bytes = static_cast<double>(n * kBytesPerElement);
+  const double copy = grading::ceilings().copy_gbps;
+  const double student_gbps = memlab::gigabytes_per_second(bytes, memlab::median(last.a_ms));
+  const double reference_gbps = memlab::gigabytes_per_second(bytes, memlab::median(last.b_ms));
+  grading::measured(format_text("%.0f GB/s (%.0f%% of copy)", student_gbps, 100 * student_gbps / copy),
+                    format_text("%.0f GB/s (%.0f%%)", reference_gbps, 100 * reference_gbps / copy),
+                    last.median_ratio);
+  grading::value("footprint_bytes", bytes);
+  grading::value("student_gbps", student_gbps);
+  grading::value("reference_gbps", reference_gbps);
+  grading::value("copy_gbps", copy);
+  grading::value("time_ratio", last.median_ratio);
+  grading::value("attempts", static_cast<double>(verdict.attempts.size()));
+  if (!verdict.passed) {
+    FAIL(format_text("at %s, vector_add took %.2fx the reference's time (median of %zu interleaved "
+                     "pairs, twice); the limit is %.2fx",
+                     memlab::format_bytes(bytes).c_str(), verdict.best(), last.a_ms.size(), kSpeedLimit));
+  }
+}
+
+TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]") {
+  grading::require_step(1);
+  grading::hint("For each launch: record a start event, launch, record a stop event. Wait for the "
+                "last stop event before reading any time, and return milliseconds.");
+  const std::size_t n = elements_for(large_footprint());
+  Arrays& arr = arrays(n);
+  const memlab::Work launch = [&arr, n](cudaStream_t s) {
+    student().vector_add(arr.a(), arr.b(), arr.c(), n, s);
+  };
+  constexpr int kRounds = 7;
+  std::vector<std::vector<double>> theirs(kLaunches), ours(kLaunches);
+  for (int round = 0; round < kRounds; ++round) {
+    grading::timer().flush_l2();
+    const std::vector<float> ms =
+        student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
+    MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
+    if (ms.size() != static_cast<std::size_t>(kLaunches)) {
+      FAIL("time_launches returned " << ms.size() << " times for " << kLaunches << " launches");
+    }
+    for (int i = 0; i < kLaunches; ++i) {
+      if (!(std::isfinite(ms[i]) && ms[i] > 0.0f)) {
+        FAIL("launch " << i + 1 << " took " << ms[i] << " ms by your events: every time must be positive");
+      }
+      theirs[i].push_back(ms[i]);
+    }
+    grading::timer().flush_l2();
+    const std::vector<double> mine = memlab::time_sequence(launch, kLaunches, grading::stream());
+    for (int i = 0; i < kLaunches; ++i) ours[i].push_back(mine[i]);
+  }
+
+  std::ostringstream table;
+  double worst = 1.0;
+  for (int i = 0; i < kLaunches; ++i) {
+    const double ratio = memlab::median(theirs[i]) / memlab::median(ours[i]);
+    worst = std::max({worst, ratio, 1.0 / ratio});
+    table << format_text("launch %d: %.4f ms by your events, %.4f ms by the grader's\n", i + 1,
+                         memlab::median(theirs[i]), memlab::median(ours[i]));
+    grading::value(format_text("launch%d_student_ms", i + 1), memlab::median(theirs[i]));
+    grading::value(format_text("launch%d_grader_ms", i + 1), memlab::median(ours[i]));
+  }
+  grading::measured(format_text("within %.0f%% of the grader", 100 * (worst - 1)),
+                    format_text("within %.0f%%", 100 * (kTimerAgreement - 1)));
+  if (worst > kTimerAgreement) FAIL(table.str() << "(medians of " << kRounds << " rounds)");
+}
+
+TEST_CASE("the footprints straddle the L2 size", "[step3][footprints]") {
+  grading::require_step(2);
+  grading::hint("Return at least two footprints between L2/8 and L2/2 and at least two of 2 x L2 "
+                "or more, each at most a quarter of the GPU's memory.");
+  const std::size_t l2 = grading::device().l2_bytes;
+  const std::size_t most = grading::device().global_memory_bytes / 4;
+  std::vector<std::size_t> footprints = student().choose_footprints(l2);
+  std::sort(footprints.begin(), footprints.end());
+  footprints.erase(std::unique(footprints.begin(), footprints.end()), footprints.end());
+
+  int below = 0;
+  int above = 0;
+  std::ostringstream listing;
+  for (std::size_t fp : footprints) {
+    if (fp < kBytesPerElement || fp > most) {
+      FAIL(describe_footprint(fp, l2) << " is outside 12 bytes .. "
+                                      << memlab::format_bytes(static_cast<double>(most)));
+    }
+    const Region region = region_of(fp, l2);
+    below += region == Region::below;
+    above += region == Region::above;
+    listing << describe_footprint(fp, l2)
+            << (region == Region::below ? ": well below L2\n"
+                                        : region == Region::above ? ": well above L2\n" : "\n");
+  }
+  if (below < 2 || above < 2) {
+    FAIL(format_text("%d footprints well below L2 and %d well above (2 of each needed) in %zu:\n",
+                     below, above, footprints.size())
+         << listing.str());
+  }
+
+  sweep().clear();
+  std::ostringstream note;
+  note << format_text("Step 3: vector_add bandwidth on a GPU with %s of L2 (bytes of a, b and c "
+                      "over event time; median of 15 rounds)\n",
+                      memlab::format_bytes(static_cast<double>(l2)).c_str())
+       << "  footprint              launch 1 (cold)   launches 2-5 (warm)   warm speedup\n";
+  for (std::size_t fp : footprints) {
+    const SweepPoint point = measure_footprint(fp);
+    sweep().push_back(point);
+    note << format_text("  %-22s %10.0f GB/s %15.0f GB/s %12.2fx\n",
+                        describe_footprint(point.footprint, l2).c_str(), point.gbps(point.cold_ms),
+                        point.gbps(point.warm_ms), point.speedup());
+  }
+  const std::string csv = grading::output_path("l2_sweep.csv");
+  write_sweep_csv(sweep(), csv);
+  note << "  data: " << csv;
+  grading::note(note.str());
+  grading::measured(format_text("%d below, %d above L2", below, above));
+}
+
+TEST_CASE("the prediction matches the measurement", "[step4][prediction]") {
+  grading::require_step(3);
+  grading::hint("Compare the footprint with the L2 size: what fits in L2 is still there when the "
+                "next launch starts; what does not is evicted before it is read again.");
+  const std::size_t l2 = grading::device().l2_bytes;
+  int graded_below = 0;
+  int graded_above = 0;
+  int wrong = 0;
+  std::ostringstream table;
+  for (const SweepPoint& point : sweep()) {
+    const Region region = region_of(point.footprint, l2);
+    const bool predicted = student().predict_faster_when_warm(point.footprint, l2);
+    const bool faster = point.speedup() >= kClearlyFaster;
+    const bool decided = faster || point.speedup() <= kNoSpeedup;
+    const bool graded = region != Region::between && decided;
+    table << format_text("  %-22s measured %.2fx (%s), predicted %s%s\n",
+                         describe_footprint(point.footprint, l2).c_str(), point.speedup(),
+                         !decided ? "undecided" : faster ? "faster" : "not faster",
+                         predicted ? "faster" : "not faster",
+                         !graded ? " (not graded)" : predicted == faster ? "" : "  <-- wrong");
+    if (!graded) continue;
+    graded_below += region == Region::below;
+    graded_above += region == Region::above;
+    wrong += predicted != faster;
+  }
+  grading::measured(format_text("%d of %d graded footprints right", graded_below + graded_above - wrong,
+                                graded_below + graded_above));
+  if (wrong > 0) FAIL(wrong << " predictions differ from the measurement:\n" << table.str());
+  if (graded_below == 0 || graded_above == 0) {
+    FAIL("the measurement did not decide on both sides of L2 (launch overhead can hide the cache "
+         "on GPUs with a small L2; `make lab1-profile` counts DRAM bytes instead):\n"
+         << table.str());
+  }
+}

@@ -1,0 +1,47 @@
+/// @file lab1.cuh
+/// @brief Lab 1, caching observed with vector_add: the functions you write in
+/// vector_add.cu, which the grader calls.
+///
+/// Sizes are element counts (std::size_t, so arrays larger than 2^31 elements
+/// work); footprints are bytes. Every function that takes a stream enqueues its
+/// work on that stream and never uses the default stream.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace lab1 {
+
+/// Step 1: c[i] = a[i] + b[i] for every i < n, enqueued on @p stream.
+/// Returns without waiting for the GPU. Must write c[0..n-1] and nothing past it.
+void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream);
+
+/// Step 2: launches vector_add @p launches times back to back on @p stream over
+/// the same arrays, and returns how long each launch took in milliseconds,
+/// measured with CUDA events (a pair around each launch). The grader flushes L2
+/// just before calling this, so the first launch finds no data in the cache.
+std::vector<float> time_launches(const float* a, const float* b, float* c, std::size_t n,
+                                 int launches, cudaStream_t stream);
+
+/// Step 3: the footprints (bytes of a, b and c together) to measure on a GPU
+/// whose L2 cache holds @p l2_bytes: at least two well below it (between an
+/// eighth and a half of L2) and at least two well above it (twice L2 or more).
+std::vector<std::size_t> choose_footprints(std::size_t l2_bytes);
+
+/// Step 4: your prediction, written before you look at step 3's table: at this
+/// footprint, will launches 2 to 5 run clearly faster than launch 1?
+bool predict_faster_when_warm(std::size_t footprint_bytes, std::size_t l2_bytes);
+
+/// The grader reaches the functions above through this table, exported by
+/// every build of the lab (yours, the reference, the test variants) under the
+/// name memlab_lab1_api. You do not need to touch it.
+struct Api {
+  decltype(&lab1::vector_add) vector_add;                              ///< step 1
+  decltype(&lab1::time_launches) time_launches;                        ///< step 2
+  decltype(&lab1::choose_footprints) choose_footprints;                ///< step 3
+  decltype(&lab1::predict_faster_when_warm) predict_faster_when_warm;  ///< step 4
+};
+
+}  // namespace lab1

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Installs what building and testing the labs needs, on Debian or Ubuntu, and
+# checks the CUDA toolkit. Installs only what is missing, so it is safe (and
+# quick) to run again; the Makefile runs it before configuring.
+#
+#   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2
+#   scripts/bootstrap.sh --plots    ... and matplotlib, for the labs' plots
+#   scripts/bootstrap.sh --docs     ... and Doxygen, for `make docs`
+#
+# Without apt-get (another distribution, an offline GPU server) it names what
+# is missing instead. Catch2 carried in .deps/ (scripts/carry-deps.sh) counts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_plots=no want_docs=no
+for arg in "$@"; do
+  case "$arg" in
+    --plots) want_plots=yes ;;
+    --docs) want_docs=yes ;;
+    *) echo "bootstrap: unknown option $arg (use --plots, --docs)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf 'bootstrap: %s\n' "$*"; }
+
+# The CUDA toolkit is not a distribution package everywhere: check, never install.
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  cat >&2 <<'MSG'
+bootstrap: the CUDA toolkit (nvcc) was not found.
+  Install it from https://developer.nvidia.com/cuda-downloads (version 12 or 13),
+  or on Ubuntu: sudo apt install nvidia-cuda-toolkit
+  then put nvcc on your PATH (it is usually in /usr/local/cuda/bin) and run make again.
+MSG
+  exit 1
+fi
+
+have_catch2() {
+  [ -d .deps/lib/cmake/Catch2 ] && return 0
+  local dir
+  for dir in /usr/lib/cmake/Catch2 /usr/lib/*/cmake/Catch2 /usr/local/lib/cmake/Catch2 \
+             /usr/local/lib/*/cmake/Catch2 /usr/share/Catch2/cmake; do
+    [ -f "$dir/Catch2Config.cmake" ] && return 0
+  done
+  return 1
+}
+have_python_module() {
+  local python
+  for python in python3 /usr/bin/python3; do
+    command -v "$python" >/dev/null 2>&1 && "$python" -c "import $1" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+missing=()
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
+have_catch2 || missing+=(catch2)
+if [ "$want_plots" = yes ]; then have_python_module matplotlib || missing+=(python3-matplotlib); fi
+if [ "$want_docs" = yes ]; then command -v doxygen >/dev/null 2>&1 || missing+=(doxygen); fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  say "missing: ${missing[*]}"
+  say "this system has no apt-get: install those with its package manager."
+  say "On an offline GPU server, run scripts/carry-deps.sh on a machine that has Catch2 and copy its .deps/ folder here."
+  exit 1
+fi
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    say "missing: ${missing[*]}; run as root, or install sudo, to install them"
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+say "installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+say "done"

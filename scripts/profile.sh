@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# What `make labN-profile` runs: the lab's profile program (your build of the
+# lab) under Nsight Compute, with the counters the lab is about, then a table.
+#   scripts/profile.sh lab1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lab=$1
+build=${BUILD:-build}
+out="$build/labs/$lab"
+
+if ! cmake --build "$build" --target "${lab}_profile" "$lab" 2>/dev/null >/dev/null; then
+  if ! cmake --build "$build" --target help | grep -q "${lab}_profile"; then
+    echo "$lab has no profile step." >&2
+    exit 2
+  fi
+  cmake --build "$build" --target "${lab}_profile" "$lab"  # show the compiler's errors
+fi
+
+ncu=$(command -v ncu || true)
+[ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
+if [ -z "$ncu" ]; then
+  echo "Nsight Compute (ncu) is not installed. It comes with the CUDA toolkit (package"
+  echo "nsight-compute, or https://developer.nvidia.com/nsight-compute); install it and run"
+  echo "make $lab-profile again. Until then, step 3 of the lab shows the same effect in timings."
+  exit 1
+fi
+
+metrics=dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum
+echo "Running $out/${lab}_profile under $ncu (metrics: $metrics)"
+# --cache-control none: ncu must not flush the caches before each kernel, or
+# every launch would look cold. --clock-control none: measure the GPU as it runs.
+status=0
+"$ncu" --cache-control none --clock-control none --metrics "$metrics" \
+  --csv --page raw --print-units base --log-file "$out/profile.csv" \
+  "$out/${lab}_profile" --student "$out/lib${lab}_student.so" --plan "$out/profile-plan.txt" ||
+  status=$?
+if grep -q "ERR_NVGPUCTRPERM" "$out/profile.csv" 2>/dev/null; then
+  echo "The driver does not let this user read the GPU's performance counters (ERR_NVGPUCTRPERM)."
+  echo "Run as root, or see https://developer.nvidia.com/ERR_NVGPUCTRPERM to allow it."
+  exit 1
+fi
+if [ "$status" -ne 0 ]; then
+  echo "ncu exited with status $status; its log is $out/profile.csv" >&2
+  exit "$status"
+fi
+python3 scripts/ncu_table.py "$out/profile.csv" "$out/profile-plan.txt"
