@@ -180,25 +180,44 @@ int main(int argc, char** argv) {
                       timer.compare(grid_stride(x, big_n, 1), grid_stride(x, big_n, 8 * sms), {1, 5, memlab::Cache::cold}).median_ratio,
                       timer.compare(grid_stride(x, big_n, 1), grid_stride(x, big_n, 8 * sms), {1, 5, memlab::Cache::cold}).median_ratio})
                   .c_str());
-  std::printf("| step 2 timer: worst per-launch ratio of two event timings of the same launches (7 rounds each) | %s |\n",
-              spread(repeat([&] {
-                std::vector<std::vector<double>> first(5), second(5);
-                for (int r = 0; r < 7; ++r) {
-                  timer.flush_l2();
-                  const auto t1 = memlab::time_sequence(grid_stride(x, big_n, 8 * sms), 5, stream);
-                  timer.flush_l2();
-                  const auto t2 = memlab::time_sequence(grid_stride(x, big_n, 8 * sms), 5, stream);
-                  for (int i = 0; i < 5; ++i) {
-                    first[i].push_back(t1[i]);
-                    second[i].push_back(t2[i]);
-                  }
-                }
-                double worst = 1.0;
-                for (int i = 0; i < 5; ++i) {
-                  const double r = memlab::median(first[i]) / memlab::median(second[i]);
-                  worst = std::max({worst, r, 1 / r});
-                }
-                return worst;
-              })).c_str());
+  // Step 2 compares per-launch medians of two timers over 15 rounds at L2/2.
+  const std::size_t half_l2_n = gpu.l2_bytes / 2 / static_cast<std::size_t>(kBytesPerElement);
+  using Timer = std::function<std::vector<double>()>;
+  const memlab::Work half = grid_stride(x, half_l2_n, 8 * sms);
+  const Timer back_to_back = [&] { return memlab::time_sequence(half, 5, stream); };
+  const Timer together = [&] {  // one pair of events around all five, averaged
+    const double total = memlab::time_sequence([&](cudaStream_t s) { for (int i = 0; i < 5; ++i) half(s); }, 1, stream)[0];
+    return std::vector<double>(5, total / 5);
+  };
+  const Timer waiting = [&] {  // waits for each launch before the next
+    std::vector<double> ms;
+    for (int i = 0; i < 5; ++i) ms.push_back(memlab::time_sequence(half, 1, stream)[0]);
+    return ms;
+  };
+  const auto worst_ratio = [&](const Timer& first_timer, const Timer& second_timer) {
+    std::vector<std::vector<double>> first(5), second(5);
+    for (int r = 0; r < 15; ++r) {
+      timer.flush_l2();
+      const auto t1 = first_timer();
+      timer.flush_l2();
+      const auto t2 = second_timer();
+      for (int i = 0; i < 5; ++i) {
+        first[i].push_back(t1[i]);
+        second[i].push_back(t2[i]);
+      }
+    }
+    double worst = 1.0;
+    for (int i = 0; i < 5; ++i) {
+      const double r = memlab::median(first[i]) / memlab::median(second[i]);
+      worst = std::max({worst, r, 1 / r});
+    }
+    return worst;
+  };
+  std::printf("| step 2 timer at L2/2: worst per-launch ratio, back to back vs back to back | %s |\n",
+              spread(repeat([&] { return worst_ratio(back_to_back, back_to_back); })).c_str());
+  std::printf("| step 2 timer at L2/2: all five timed together and averaged vs back to back | %s |\n",
+              spread(repeat([&] { return worst_ratio(together, back_to_back); })).c_str());
+  std::printf("| step 2 timer at L2/2: waiting after each launch vs back to back | %s |\n",
+              spread(repeat([&] { return worst_ratio(waiting, back_to_back); })).c_str());
   return 0;
 }

@@ -15,7 +15,8 @@ import sys
 OWN_KERNELS = ("scrub_l2_kernel", "fill_random_kernel", "copy_kernel", "empty_kernel")
 SCALE = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
          "cycle": 1, "Kcycle": 1e3, "Mcycle": 1e6,
-         "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1}
+         "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1,
+         "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
 COLUMNS = [("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
            ("sm__cycles_elapsed.sum", "SM cycles"), ("gpu__time_duration.sum", "time")]
 
@@ -53,7 +54,9 @@ def read_kernels(path):
         for metric, _ in COLUMNS:
             if metric in record:
                 unit = units[header.index(metric)]
-                values[metric] = float(record[metric].replace(",", "")) * SCALE.get(unit, 1)
+                if unit not in SCALE:
+                    sys.exit(f"ncu reported {metric} in '{unit}', a unit this script does not know")
+                values[metric] = float(record[metric].replace(",", "")) * SCALE[unit]
         kernels.append(values)
     return kernels
 

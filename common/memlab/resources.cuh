@@ -43,7 +43,9 @@ class DeviceBuffer {
     }
   }
 
+  /// Takes over the memory of @p other, which is left empty.
   DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  /// Frees this one's memory and takes over that of @p other.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     DeviceBuffer(std::move(other)).swap(*this);
     return *this;
@@ -119,7 +121,9 @@ class PinnedBuffer {
                       __FILE__, __LINE__);
     }
   }
+  /// Takes over the memory of @p other, which is left empty.
   PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
+  /// Frees this one's memory and takes over that of @p other.
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
     PinnedBuffer(std::move(other)).swap(*this);
     return *this;
@@ -158,7 +162,9 @@ class PinnedBuffer {
 class Event {
  public:
   Event() { MEMLAB_CHECK(cudaEventCreate(&event_)); }
+  /// Takes over the event of @p other, which is left empty.
   Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  /// Frees this one's event and takes over that of @p other.
   Event& operator=(Event&& other) noexcept {
     std::swap(event_, other.event_);
     return *this;
@@ -195,7 +201,9 @@ class Event {
 class Stream {
  public:
   Stream() { MEMLAB_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  /// Takes over the stream of @p other, which is left empty.
   Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+  /// Frees this one's stream and takes over that of @p other.
   Stream& operator=(Stream&& other) noexcept {
     std::swap(stream_, other.stream_);
     return *this;

@@ -1,8 +1,8 @@
 // Lab 1 grader: checks vector_add.cu step by step, beside the reference
 // solution, on this machine's GPU. Run it through `make lab1`.
 //
-// Every threshold below was chosen from measurements on an H100 and an H200;
-// docs/measurements/lab1.md has the runs, their spread and the reasoning.
+// Every threshold below was chosen from measurements; docs/measurements/lab1.md
+// has the runs, their spread and the reasoning.
 
 #include "lab1.cuh"
 
@@ -28,16 +28,23 @@ const grading::LabInfo grading::lab = {"lab1", "Caching observed with vector_add
 
 namespace {
 
+// Thresholds, from measurements on an H200 (docs/measurements/lab1.md; the
+// grader's comparisons repeated 20 times with nothing different).
+//
 // Step 1: the student's vector_add may take at most this many times the
-// reference's time. A kernel with a sensible launch lands within a few percent
-// of the reference; one block per launch is many times slower.
+// reference's time. The reference timed against itself gives ratios of 0.998 to
+// 1.006; one element per thread 1.057; a grid-stride kernel with only 4 blocks
+// per SM (too few loads in flight) 1.36, and one block 489.
 constexpr double kSpeedLimit = 1.25;
 // Step 2: per launch, the median of the student's times and the median of the
-// grader's own event times must agree within this factor.
+// grader's own must agree within this factor. Two correct timers agree within
+// 1.5% at 8x L2; at L2/2 see docs/measurements/lab1.md. Timing all five launches
+// together and averaging is off by about 1.4x at L2/2; a cumulative timer by 5x.
 constexpr double kTimerAgreement = 1.25;
-// Step 4: warm launches this much faster than the cold one count as "faster";
-// no more than kNoSpeedup faster, as "not faster". Between the two, the
-// measurement does not decide, and that footprint is not graded.
+// Step 4: warm launches at least this much faster than the cold one count as
+// "faster", at most kNoSpeedup as "not faster"; in between, the measurement does
+// not decide and that footprint is not graded. Measured speedups (10th to 90th
+// percentile over rounds): 1.27 to 1.69 from L2/8 to L2/2, 0.86 to 0.99 from 1x to 8x L2.
 constexpr double kClearlyFaster = 1.15;
 constexpr double kNoSpeedup = 1.05;
 
@@ -258,14 +265,17 @@ TEST_CASE("vector_add keeps up with the reference", "[step1][speed]") {
 
 TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]") {
   grading::require_step(1);
-  grading::hint("For each launch: record a start event, launch, record a stop event. Wait for the "
-                "last stop event before reading any time, and return milliseconds.");
-  const std::size_t n = elements_for(large_footprint());
+  grading::hint("For each launch: record a start event, launch, record a stop event. Record them all "
+                "first and wait once, for the last stop event: waiting between launches leaves the GPU "
+                "idle while the next launch is prepared, and that idle time lands inside the events.");
+  // At half the L2 size, launch 1 (from DRAM) is clearly slower than launches
+  // 2-5 (from L2), so a timer that mixes launches up cannot agree by chance.
+  const std::size_t n = elements_for(grading::device().l2_bytes / 2);
   Arrays& arr = arrays(n);
   const memlab::Work launch = [&arr, n](cudaStream_t s) {
     student().vector_add(arr.a(), arr.b(), arr.c(), n, s);
   };
-  constexpr int kRounds = 7;
+  constexpr int kRounds = 15;
   std::vector<std::vector<double>> theirs(kLaunches), ours(kLaunches);
   for (int round = 0; round < kRounds; ++round) {
     grading::timer().flush_l2();
@@ -298,7 +308,10 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]")
   }
   grading::measured(format_text("within %.0f%% of the grader", 100 * (worst - 1)),
                     format_text("within %.0f%%", 100 * (kTimerAgreement - 1)));
-  if (worst > kTimerAgreement) FAIL(table.str() << "(medians of " << kRounds << " rounds)");
+  if (worst > kTimerAgreement) {
+    FAIL(table.str() << "(medians of " << kRounds << " rounds at "
+                     << describe_footprint(n * kBytesPerElement, grading::device().l2_bytes) << ")");
+  }
 }
 
 TEST_CASE("the footprints straddle the L2 size", "[step3][footprints]") {

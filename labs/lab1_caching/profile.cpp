@@ -60,11 +60,13 @@ int main(int argc, char** argv) {
       for (int i = 0; i < kLaunches; ++i) api.vector_add(a.data(), b.data(), c.data(), n, stream);
       stream.synchronize();
     }
-    plan << "note: Launch 1 starts after the flush, so it reads a and b from DRAM. Below L2, the later\n"
-            "note: launches read less from DRAM: a and b are still in L2. Writes to c reach DRAM anyway:\n"
-            "note: L2 is write-back, so dirty lines go out when they are evicted, in this launch or a later one.\n"
-            "note: Above L2, every launch evicts what the next one reads first, so all launches look alike.\n"
-            "note: sm__cycles_elapsed.sum counts cycles summed over SMs: fewer for the warm launches.\n";
+    plan << "note: Launch 1 follows the flush, so it reads a and b from DRAM. Below L2, the later launches\n"
+            "note: read (almost) nothing from DRAM: a and b are still in L2. c is not written to DRAM either:\n"
+            "note: L2 is write-back, and a dirty line goes out only when something evicts it.\n"
+            "note: Above L2, every launch evicts what the next one reads first, so each reads all of a and b.\n"
+            "note: There launch 1 writes less than the rest: the flush left L2 clean, while every later launch\n"
+            "note: also writes back the dirty lines of c that the launch before it left in L2.\n"
+            "note: sm__cycles_elapsed.sum adds up the cycles of all SMs: the warm launches below L2 need fewer.\n";
   } catch (const std::exception& error) {
     std::cerr << "lab1_profile: " << error.what() << "\n";
     return 1;

@@ -100,6 +100,7 @@ inline std::string failure_text(const Catch::AssertionStats& stats) {
   std::string text = std::string(result.getMessage());
   if (text.empty() && result.hasExpression()) text = result.getExpandedExpression();
   for (const auto& info : stats.infoMessages) {
+    if (info.message == text) continue;  // Catch2 also files a FAIL's message as an info message
     if (!text.empty()) text += "\n";
     text += info.message;
   }
