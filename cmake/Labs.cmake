@@ -21,6 +21,16 @@ function(memlab_add_lab_build target lab source)
     CXX_VISIBILITY_PRESET hidden)
 endfunction()
 
+# memlab_add_lab_program(<target> <lab> <source> <library>): a program of the
+# lab's (its grader, its profile driver), built beside the lab's builds.
+function(memlab_add_lab_program target lab source library)
+  add_executable(${target} "${source}")
+  target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(${target} PRIVATE ${library})
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}")
+  memlab_warnings(${target})
+endfunction()
+
 # memlab_add_grader_test(<lab> <name> <build target> EXPECT <id=verdict>...)
 # A GPU test: grade <build target> and check the verdicts; skipped without a GPU.
 # EXPECT all=pass means every check passes and every step is done.
@@ -54,21 +64,11 @@ function(memlab_add_lab)
   memlab_add_lab_build(${lab}_student ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
   memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
 
-  add_executable(${lab}_grader "${LAB_GRADER}")
-  target_include_directories(${lab}_grader PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
-  target_link_libraries(${lab}_grader PRIVATE memlab::grading)
-  set_target_properties(${lab}_grader PROPERTIES
-    RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}")
-  memlab_warnings(${lab}_grader)
+  memlab_add_lab_program(${lab}_grader ${lab} "${LAB_GRADER}" memlab::grading)
   add_dependencies(${lab}_grader ${lab}_reference)  # the grader loads it from beside itself
 
   if(LAB_PROFILE)
-    add_executable(${lab}_profile "${LAB_PROFILE}")
-    target_include_directories(${lab}_profile PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
-    target_link_libraries(${lab}_profile PRIVATE memlab::cuda)
-    set_target_properties(${lab}_profile PROPERTIES
-      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}")
-    memlab_warnings(${lab}_profile)
+    memlab_add_lab_program(${lab}_profile ${lab} "${LAB_PROFILE}" memlab::cuda)
   endif()
 
   # `cmake --build build --target lab1` builds what `make lab1` runs, and nothing else.

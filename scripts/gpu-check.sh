@@ -22,6 +22,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"
 filter=()
 [ -n "$tests" ] && filter=(-R "$tests")
 for run in $(seq 1 "$repeat"); do
+  rm -rf "$build/test-results"  # keep only the results of this run's tests
   ctest --test-dir "$build" -L gpu "${filter[@]}" --output-on-failure >"$results/run$run.log" 2>&1 || true
   mkdir -p "$results/run$run"
   for dir in "$build"/test-results/*/; do

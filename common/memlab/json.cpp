@@ -92,39 +92,28 @@ void JsonWriter::key(std::string_view name) {
   have_key_ = true;
 }
 
-void JsonWriter::begin_object() {
+void JsonWriter::open(Scope scope) {
   before_value();
-  out_ << '{';
-  stack_.push_back(Scope::object);
+  out_ << (scope == Scope::object ? '{' : '[');
+  stack_.push_back(scope);
   first_in_scope_ = true;
   started_ = true;
 }
 
-void JsonWriter::end_object() {
-  if (stack_.empty() || stack_.back() != Scope::object || have_key_) {
-    throw std::logic_error("JsonWriter: end_object() does not close an object");
+void JsonWriter::close(Scope scope) {
+  if (stack_.empty() || stack_.back() != scope || have_key_) {
+    throw std::logic_error(scope == Scope::object ? "JsonWriter: end_object() does not close an object"
+                                                  : "JsonWriter: end_array() does not close an array");
   }
   stack_.pop_back();
-  out_ << '}';
+  out_ << (scope == Scope::object ? '}' : ']');
   first_in_scope_ = false;
 }
 
-void JsonWriter::begin_array() {
-  before_value();
-  out_ << '[';
-  stack_.push_back(Scope::array);
-  first_in_scope_ = true;
-  started_ = true;
-}
-
-void JsonWriter::end_array() {
-  if (stack_.empty() || stack_.back() != Scope::array) {
-    throw std::logic_error("JsonWriter: end_array() does not close an array");
-  }
-  stack_.pop_back();
-  out_ << ']';
-  first_in_scope_ = false;
-}
+void JsonWriter::begin_object() { open(Scope::object); }
+void JsonWriter::end_object() { close(Scope::object); }
+void JsonWriter::begin_array() { open(Scope::array); }
+void JsonWriter::end_array() { close(Scope::array); }
 
 void JsonWriter::value(std::string_view text) {
   before_value();

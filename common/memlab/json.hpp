@@ -58,6 +58,8 @@ class JsonWriter {
  private:
   enum class Scope { object, array };
   void before_value();
+  void open(Scope scope);
+  void close(Scope scope);
 
   std::ostream& out_;
   std::vector<Scope> stack_;

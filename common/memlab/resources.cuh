@@ -26,35 +26,57 @@ inline void require_fits(std::size_t count, std::size_t capacity, const char* wh
 }
 }  // namespace detail
 
-/// An array of @p T in device (global) memory, allocated with cudaMalloc.
-template <typename T>
-class DeviceBuffer {
+/// Device memory: cudaMalloc and cudaFree.
+struct DeviceMemory {
+  /// Allocates @p bytes at @p pointer.
+  static cudaError_t allocate(void** pointer, std::size_t bytes) { return cudaMalloc(pointer, bytes); }
+  /// Frees what allocate() returned (nullptr is fine).
+  static void release(void* pointer) noexcept { cudaFree(pointer); }
+  /// The allocating call, for error messages.
+  static constexpr const char* call = "cudaMalloc";
+};
+
+/// Page-locked host memory: cudaMallocHost and cudaFreeHost. The GPU copies
+/// from and to it asynchronously and at the full speed of the link.
+struct PinnedMemory {
+  /// Allocates @p bytes at @p pointer.
+  static cudaError_t allocate(void** pointer, std::size_t bytes) { return cudaMallocHost(pointer, bytes); }
+  /// Frees what allocate() returned (nullptr is fine).
+  static void release(void* pointer) noexcept { cudaFreeHost(pointer); }
+  /// The allocating call, for error messages.
+  static constexpr const char* call = "cudaMallocHost";
+};
+
+/// An array of @p T in @p Memory that frees itself: the ownership that
+/// DeviceBuffer and PinnedBuffer share. Move-only.
+template <typename T, typename Memory>
+class OwnedArray {
  public:
-  DeviceBuffer() = default;
+  OwnedArray() = default;
 
   /// Allocates @p count elements (uninitialised). A count of zero allocates nothing.
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
+  explicit OwnedArray(std::size_t count) : count_(count) {
     if (count == 0) return;
-    const cudaError_t code = cudaMalloc(&data_, count * sizeof(T));
+    void* pointer = nullptr;
+    const cudaError_t code = Memory::allocate(&pointer, count * sizeof(T));
     if (code != cudaSuccess) {
-      data_ = nullptr;
-      throw CudaError(code, "cudaMalloc(" + std::to_string(count * sizeof(T)) + " bytes)",
+      throw CudaError(code, std::string(Memory::call) + "(" + std::to_string(count * sizeof(T)) + " bytes)",
                       __FILE__, __LINE__);
     }
+    data_ = static_cast<T*>(pointer);
   }
-
   /// Takes over the memory of @p other, which is left empty.
-  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  OwnedArray(OwnedArray&& other) noexcept { swap(other); }
   /// Frees this one's memory and takes over that of @p other.
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    DeviceBuffer(std::move(other)).swap(*this);
+  OwnedArray& operator=(OwnedArray&& other) noexcept {
+    OwnedArray(std::move(other)).swap(*this);
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(data_); }  // no throw from a destructor; cudaFree(nullptr) is fine
+  OwnedArray(const OwnedArray&) = delete;
+  OwnedArray& operator=(const OwnedArray&) = delete;
+  ~OwnedArray() { Memory::release(data_); }  // never throws: a destructor may run during unwinding
 
-  /// Device pointer to the first element (nullptr when empty).
+  /// Pointer to the first element (nullptr when empty).
   T* data() noexcept { return data_; }
   /// @copydoc data()
   const T* data() const noexcept { return data_; }
@@ -62,11 +84,30 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return count_; }
   /// Size in bytes.
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+  /// Exchanges the contents of two arrays.
+  void swap(OwnedArray& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// An array of @p T in device (global) memory, with size-checked copies.
+template <typename T>
+class DeviceBuffer : public OwnedArray<T, DeviceMemory> {
+ public:
+  using OwnedArray<T, DeviceMemory>::OwnedArray;
+  using OwnedArray<T, DeviceMemory>::data;
+  using OwnedArray<T, DeviceMemory>::size;
+  using OwnedArray<T, DeviceMemory>::bytes;
 
   /// Copies @p count elements from host memory into the start of this buffer.
   void upload(const T* host, std::size_t count, cudaStream_t stream = nullptr) {
-    detail::require_fits(count, count_, "DeviceBuffer::upload");
-    MEMLAB_CHECK(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+    detail::require_fits(count, size(), "DeviceBuffer::upload");
+    MEMLAB_CHECK(cudaMemcpyAsync(data(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
     MEMLAB_CHECK(cudaStreamSynchronize(stream));
   }
   /// Copies all of @p host into the start of this buffer.
@@ -76,153 +117,97 @@ class DeviceBuffer {
 
   /// Copies the first @p count elements of this buffer into host memory.
   void download(T* host, std::size_t count, cudaStream_t stream = nullptr) const {
-    detail::require_fits(count, count_, "DeviceBuffer::download");
-    MEMLAB_CHECK(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    detail::require_fits(count, size(), "DeviceBuffer::download");
+    MEMLAB_CHECK(cudaMemcpyAsync(host, data(), count * sizeof(T), cudaMemcpyDeviceToHost, stream));
     MEMLAB_CHECK(cudaStreamSynchronize(stream));
   }
-  /// Returns the first @p count elements (all of them by default) as a host vector.
+  /// Returns the first @p count elements as a host vector.
   std::vector<T> to_host(std::size_t count, cudaStream_t stream = nullptr) const {
     std::vector<T> host(count);
     download(host.data(), count, stream);
     return host;
   }
-  /// @copydoc to_host(std::size_t, cudaStream_t) const
-  std::vector<T> to_host() const { return to_host(count_); }
+  /// Returns all elements as a host vector.
+  std::vector<T> to_host() const { return to_host(size()); }
 
   /// Sets every byte of the buffer to @p byte (cudaMemsetAsync semantics).
   void fill_bytes(unsigned char byte, cudaStream_t stream = nullptr) {
-    MEMLAB_CHECK(cudaMemsetAsync(data_, byte, bytes(), stream));
+    MEMLAB_CHECK(cudaMemsetAsync(data(), byte, bytes(), stream));
   }
-
-  /// Exchanges the contents of two buffers.
-  void swap(DeviceBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-  }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
 };
 
-/// An array of @p T in page-locked host memory (cudaMallocHost), which the GPU
-/// can copy from and to asynchronously and at full link speed.
+/// An array of @p T in page-locked host memory (see PinnedMemory).
 template <typename T>
-class PinnedBuffer {
+class PinnedBuffer : public OwnedArray<T, PinnedMemory> {
  public:
-  PinnedBuffer() = default;
-  /// Allocates @p count elements (uninitialised).
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count == 0) return;
-    const cudaError_t code = cudaMallocHost(&data_, count * sizeof(T));
-    if (code != cudaSuccess) {
-      data_ = nullptr;
-      throw CudaError(code, "cudaMallocHost(" + std::to_string(count * sizeof(T)) + " bytes)",
-                      __FILE__, __LINE__);
-    }
-  }
-  /// Takes over the memory of @p other, which is left empty.
-  PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
-  /// Frees this one's memory and takes over that of @p other.
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    PinnedBuffer(std::move(other)).swap(*this);
+  using OwnedArray<T, PinnedMemory>::OwnedArray;
+  using OwnedArray<T, PinnedMemory>::data;
+  using OwnedArray<T, PinnedMemory>::size;
+
+  /// Element @p i (unchecked, like std::vector::operator[]).
+  T& operator[](std::size_t i) noexcept { return data()[i]; }
+  /// @copydoc operator[]
+  const T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  /// Iterator to the first element.
+  T* begin() noexcept { return data(); }
+  /// Iterator past the last element.
+  T* end() noexcept { return data() + size(); }
+};
+
+/// A CUDA handle destroyed with its owner (move-only): what Event and Stream share.
+template <typename Handle, cudaError_t (*Destroy)(Handle)>
+class UniqueHandle {
+ public:
+  UniqueHandle() = default;
+  /// Takes over the handle of @p other, which is left empty.
+  UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  /// Exchanges handles with @p other, which destroys this one's in time.
+  UniqueHandle& operator=(UniqueHandle&& other) noexcept {
+    std::swap(handle_, other.handle_);
     return *this;
   }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { cudaFreeHost(data_); }
-
-  /// Host pointer to the first element.
-  T* data() noexcept { return data_; }
-  /// @copydoc data()
-  const T* data() const noexcept { return data_; }
-  /// Number of elements.
-  std::size_t size() const noexcept { return count_; }
-  /// Element @p i (unchecked, like std::vector::operator[]).
-  T& operator[](std::size_t i) noexcept { return data_[i]; }
-  /// @copydoc operator[]
-  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
-  /// Iterator to the first element.
-  T* begin() noexcept { return data_; }
-  /// Iterator past the last element.
-  T* end() noexcept { return data_ + count_; }
-
-  /// Exchanges the contents of two buffers.
-  void swap(PinnedBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
+  UniqueHandle(const UniqueHandle&) = delete;
+  UniqueHandle& operator=(const UniqueHandle&) = delete;
+  ~UniqueHandle() {
+    if (handle_ != nullptr) Destroy(handle_);
   }
 
- private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
+  /// The raw handle, for the CUDA runtime's own calls.
+  Handle get() const noexcept { return handle_; }
+  /// Lets the owner be passed wherever the raw handle is expected.
+  operator Handle() const noexcept { return handle_; }  // NOLINT(google-explicit-constructor)
+
+ protected:
+  Handle handle_ = nullptr;  ///< the owned handle (nullptr when empty)
 };
 
 /// A CUDA event: a marker in a stream whose completion time the GPU records.
-class Event {
+class Event : public UniqueHandle<cudaEvent_t, cudaEventDestroy> {
  public:
-  Event() { MEMLAB_CHECK(cudaEventCreate(&event_)); }
-  /// Takes over the event of @p other, which is left empty.
-  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  /// Frees this one's event and takes over that of @p other.
-  Event& operator=(Event&& other) noexcept {
-    std::swap(event_, other.event_);
-    return *this;
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() {
-    if (event_ != nullptr) cudaEventDestroy(event_);
-  }
-
-  /// The raw handle, for cudaEventRecord and friends.
-  cudaEvent_t get() const noexcept { return event_; }
-  /// Lets an Event be passed wherever a cudaEvent_t is expected.
-  operator cudaEvent_t() const noexcept { return event_; }  // NOLINT(google-explicit-constructor)
+  /// Creates an event that records time.
+  Event() { MEMLAB_CHECK(cudaEventCreate(&handle_)); }
 
   /// Enqueues the event on @p stream.
-  void record(cudaStream_t stream = nullptr) { MEMLAB_CHECK(cudaEventRecord(event_, stream)); }
+  void record(cudaStream_t stream = nullptr) { MEMLAB_CHECK(cudaEventRecord(handle_, stream)); }
   /// Blocks the host until the GPU has passed this event.
-  void synchronize() const { MEMLAB_CHECK(cudaEventSynchronize(event_)); }
+  void synchronize() const { MEMLAB_CHECK(cudaEventSynchronize(handle_)); }
 
   /// Milliseconds between two recorded events; waits for @p stop first.
   static float elapsed_ms(const Event& start, const Event& stop) {
     stop.synchronize();
     float ms = 0.0f;
-    MEMLAB_CHECK(cudaEventElapsedTime(&ms, start.event_, stop.event_));
+    MEMLAB_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     return ms;
   }
-
- private:
-  cudaEvent_t event_ = nullptr;
 };
 
 /// A CUDA stream that does not synchronise with the legacy default stream.
-class Stream {
+class Stream : public UniqueHandle<cudaStream_t, cudaStreamDestroy> {
  public:
-  Stream() { MEMLAB_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  /// Takes over the stream of @p other, which is left empty.
-  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-  /// Frees this one's stream and takes over that of @p other.
-  Stream& operator=(Stream&& other) noexcept {
-    std::swap(stream_, other.stream_);
-    return *this;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() {
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
-
-  /// The raw handle, for kernel launches and async copies.
-  cudaStream_t get() const noexcept { return stream_; }
-  /// Lets a Stream be passed wherever a cudaStream_t is expected.
-  operator cudaStream_t() const noexcept { return stream_; }  // NOLINT(google-explicit-constructor)
+  /// Creates the stream.
+  Stream() { MEMLAB_CHECK(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking)); }
   /// Blocks the host until all work queued on the stream has finished.
-  void synchronize() const { MEMLAB_CHECK(cudaStreamSynchronize(stream_)); }
-
- private:
-  cudaStream_t stream_ = nullptr;
+  void synchronize() const { MEMLAB_CHECK(cudaStreamSynchronize(handle_)); }
 };
 
 }  // namespace memlab

@@ -1,5 +1,9 @@
 #include "memlab/timing.cuh"
 
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
 namespace memlab {
 
 namespace {
@@ -76,6 +80,14 @@ Interleaved KernelTimer::compare(const Work& a, const Work& b, const TimingOptio
   }
   result.median_ratio = median_ratio(result.a_ms, result.b_ms);
   return result;
+}
+
+void hold_stream(cudaStream_t stream, int microseconds) {
+  // The duration travels in the callback's pointer argument: nothing to free.
+  const auto sleep = [](void* us) {
+    std::this_thread::sleep_for(std::chrono::microseconds(reinterpret_cast<std::intptr_t>(us)));
+  };
+  MEMLAB_CHECK(cudaLaunchHostFunc(stream, sleep, reinterpret_cast<void*>(std::intptr_t{microseconds})));
 }
 
 std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stream) {

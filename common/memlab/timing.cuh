@@ -97,6 +97,13 @@ class KernelTimer {
 /// run finds in L2 whatever the one before it left there.
 std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stream);
 
+/// Holds @p stream for @p microseconds (a host callback that sleeps), so that
+/// work enqueued right after this call is all queued before any of it starts.
+/// Without it, kernels of a few microseconds can finish faster than the host
+/// enqueues the next one, and the host's delay lands between the events around
+/// them. Enqueued; returns at once.
+void hold_stream(cudaStream_t stream, int microseconds);
+
 /// Bytes per second expressed in GB/s (10^9 bytes per second), from bytes and milliseconds.
 inline double gigabytes_per_second(double bytes, double milliseconds) {
   return bytes / (milliseconds * 1e-3) / 1e9;

@@ -37,10 +37,11 @@ namespace {
 // per SM (too few loads in flight) 1.36, and one block 489.
 constexpr double kSpeedLimit = 1.25;
 // Step 2: per launch, the median of the student's times and the median of the
-// grader's own must agree within this factor. Two correct timers agree within
-// 1.5% at 8x L2; at L2/2 see docs/measurements/lab1.md. Timing all five launches
-// together and averaging is off by about 1.4x at L2/2; a cumulative timer by 5x.
-constexpr double kTimerAgreement = 1.25;
+// grader's own must agree within this factor. At L2/2, in 20 runs of the grader
+// on the reference, the worst launch differed by 1.039 to 1.062 (at 8x L2 by
+// at most 1.014); timing all five together and averaging gave 1.265 to 1.311,
+// waiting after each launch 1.408 to 2.24, a cumulative timer about 6.4.
+constexpr double kTimerAgreement = 1.15;
 // Step 4: warm launches at least this much faster than the cold one count as
 // "faster", at most kNoSpeedup as "not faster"; in between, the measurement does
 // not decide and that footprint is not graded. Measured speedups (10th to 90th
@@ -51,6 +52,7 @@ constexpr double kNoSpeedup = 1.05;
 constexpr std::size_t kBytesPerElement = 3 * sizeof(float);  // a and b read, c written
 constexpr std::size_t kGuardElements = 256;  // after the end of c: any write there is out of bounds
 constexpr int kLaunches = 5;                 // the seed exercise's five launches in a row
+constexpr int kHoldMicroseconds = 1000;      // far longer than queueing five launches takes
 
 const lab1::Api& student() { return grading::student<lab1::Api>(); }
 const lab1::Api& reference() { return grading::reference<lab1::Api>(); }
@@ -270,6 +272,10 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]")
                 "idle while the next launch is prepared, and that idle time lands inside the events.");
   // At half the L2 size, launch 1 (from DRAM) is clearly slower than launches
   // 2-5 (from L2), so a timer that mixes launches up cannot agree by chance.
+  // Launches there take only microseconds, about as long as the host needs to
+  // enqueue one; holding the stream until all five are queued keeps the host's
+  // pace out of both measurements. A timer that waits between launches still
+  // shows the waits: they come after the hold.
   const std::size_t n = elements_for(grading::device().l2_bytes / 2);
   Arrays& arr = arrays(n);
   const memlab::Work launch = [&arr, n](cudaStream_t s) {
@@ -279,6 +285,7 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]")
   std::vector<std::vector<double>> theirs(kLaunches), ours(kLaunches);
   for (int round = 0; round < kRounds; ++round) {
     grading::timer().flush_l2();
+    memlab::hold_stream(grading::stream(), kHoldMicroseconds);
     const std::vector<float> ms =
         student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
     MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
@@ -292,6 +299,7 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]")
       theirs[i].push_back(ms[i]);
     }
     grading::timer().flush_l2();
+    memlab::hold_stream(grading::stream(), kHoldMicroseconds);
     const std::vector<double> mine = memlab::time_sequence(launch, kLaunches, grading::stream());
     for (int i = 0; i < kLaunches; ++i) ours[i].push_back(mine[i]);
   }
