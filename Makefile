@@ -62,8 +62,10 @@ test: build
 gpu-check: configure
 	@REPEAT=$(REPEAT) TESTS='$(TESTS)' JOBS=$(JOBS) scripts/gpu-check.sh $(BUILD)
 
+# Doxygen may have been installed after the first configure: look for it again.
 docs: configure
 	@scripts/bootstrap.sh --docs
+	@cmake -S . -B $(BUILD) >/dev/null
 	cmake --build $(BUILD) --target docs
 
 carry-deps:
