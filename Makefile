@@ -16,7 +16,7 @@ endif
 CMAKE_ARGS += $(if $(wildcard .deps/include),-DCMAKE_PREFIX_PATH=$(CURDIR)/.deps)
 CMAKE_ARGS += $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
 
-LABS := $(sort $(patsubst labs/%/,%,$(wildcard labs/lab*_*/)))
+LABS := $(sort $(foreach dir,$(wildcard labs/lab*_*/),$(firstword $(subst _, ,$(notdir $(dir:/=))))))
 STAMP := $(BUILD)/.configured
 
 .PHONY: help bootstrap configure build test gpu-check docs clean carry-deps FORCE

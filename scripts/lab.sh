@@ -10,7 +10,7 @@ build=${BUILD:-build}
 
 folder=$(ls -d labs/"$lab"_*/ 2>/dev/null | head -n 1 || true)
 if [ -z "$folder" ]; then
-  echo "There is no $lab. The labs are: $(ls -d labs/lab*_*/ | xargs -n1 basename | tr '\n' ' ')" >&2
+  echo "There is no $lab. The labs are: $(ls -d labs/lab*_*/ | sed 's#labs/\(lab[0-9]*\)_.*#\1#' | tr '\n' ' ')" >&2
   exit 2
 fi
 folder=${folder%/}
