@@ -7,9 +7,10 @@ REPEAT ?= 1
 TESTS  ?=
 JOBS   ?= $(shell nproc 2>/dev/null || echo 4)
 
-# The CUDA toolkit often sits outside PATH.
+# The CUDA toolkit often sits outside PATH; CUDA_HOME says where, if not /usr/local/cuda.
+CUDA_HOME ?= /usr/local/cuda
 ifeq ($(shell command -v nvcc 2>/dev/null),)
-export PATH := /usr/local/cuda/bin:$(PATH)
+export PATH := $(CUDA_HOME)/bin:$(PATH)
 endif
 
 # Catch2 carried to an offline GPU server (scripts/carry-deps.sh) is found here.

@@ -24,12 +24,13 @@ done
 say() { printf 'bootstrap: %s\n' "$*"; }
 
 # The CUDA toolkit is not a distribution package everywhere: check, never install.
-if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
   cat >&2 <<'MSG'
 bootstrap: the CUDA toolkit (nvcc) was not found.
   Install it from https://developer.nvidia.com/cuda-downloads (version 12 or 13),
   or on Ubuntu: sudo apt install nvidia-cuda-toolkit
-  then put nvcc on your PATH (it is usually in /usr/local/cuda/bin) and run make again.
+  then put nvcc on your PATH (it is usually in /usr/local/cuda/bin), or set CUDA_HOME
+  to the toolkit's folder, and run make again.
 MSG
   exit 1
 fi

@@ -17,7 +17,8 @@ SCALE = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
          "cycle": 1, "Kcycle": 1e3, "Mcycle": 1e6,
          "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1,
          "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
-COLUMNS = [("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
+COLUMNS = [("dram__bytes.sum", "DRAM total"), ("dram__bytes_read.sum", "DRAM read"),
+           ("dram__bytes_write.sum", "DRAM write"),
            ("sm__cycles_elapsed.sum", "SM cycles"), ("gpu__time_duration.sum", "time")]
 
 

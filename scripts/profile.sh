@@ -17,7 +17,7 @@ if ! cmake --build "$build" --target "${lab}_profile" "$lab" 2>/dev/null >/dev/n
 fi
 
 ncu=$(command -v ncu || true)
-[ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
+[ -z "$ncu" ] && [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ncu" ] && ncu=${CUDA_HOME:-/usr/local/cuda}/bin/ncu
 if [ -z "$ncu" ]; then
   echo "Nsight Compute (ncu) is not installed. It comes with the CUDA toolkit (package"
   echo "nsight-compute, or https://developer.nvidia.com/nsight-compute); install it and run"
@@ -25,7 +25,7 @@ if [ -z "$ncu" ]; then
   exit 1
 fi
 
-metrics=dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum
+metrics=dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum
 echo "Running $out/${lab}_profile under $ncu (metrics: $metrics)"
 # --cache-control none: ncu must not flush the caches before each kernel, or
 # every launch would look cold. --clock-control none: measure the GPU as it runs.
