@@ -209,12 +209,7 @@ int main(int argc, char** argv) {
         second[i].push_back(t2[i]);
       }
     }
-    double worst = 1.0;
-    for (int i = 0; i < 5; ++i) {
-      const double r = memlab::median(first[i]) / memlab::median(second[i]);
-      worst = std::max({worst, r, 1 / r});
-    }
-    return worst;
+    return memlab::worst_median_ratio(first, second);
   };
   std::printf("| step 2 timer at L2/2: worst per-launch ratio, back to back vs back to back | %s |\n",
               spread(repeat([&] { return worst_ratio(back_to_back, back_to_back); })).c_str());

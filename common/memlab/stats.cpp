@@ -56,6 +56,20 @@ double median_ratio(const std::vector<double>& numerators, const std::vector<dou
   return median(pair_ratios(numerators, denominators));
 }
 
+double worst_median_ratio(const std::vector<std::vector<double>>& first,
+                          const std::vector<std::vector<double>>& second) {
+  if (first.size() != second.size()) {
+    throw std::invalid_argument("worst_median_ratio: " + std::to_string(first.size()) + " series against " +
+                                std::to_string(second.size()));
+  }
+  double worst = 1.0;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const double ratio = median(first[i]) / median(second[i]);
+    worst = std::max({worst, ratio, 1.0 / ratio});
+  }
+  return worst;
+}
+
 double RerunVerdict::best() const {
   if (attempts.empty()) throw std::logic_error("RerunVerdict::best: no attempts were made");
   return *std::min_element(attempts.begin(), attempts.end());

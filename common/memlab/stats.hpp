@@ -44,6 +44,14 @@ std::vector<double> pair_ratios(const std::vector<double>& numerators,
 /// Median of pair_ratios(numerators, denominators).
 double median_ratio(const std::vector<double>& numerators, const std::vector<double>& denominators);
 
+/// How far apart two sets of series are at worst: for each i, the ratio of
+/// median(first[i]) to median(second[i]), folded to >= 1 (a ratio r and 1/r
+/// count alike); returns the largest, or 1 when there are no series. Used to
+/// compare two timers launch by launch. Throws std::invalid_argument if the
+/// counts of series differ; median() throws on an empty series.
+double worst_median_ratio(const std::vector<std::vector<double>>& first,
+                          const std::vector<std::vector<double>>& second);
+
 /// Outcome of judge_with_rerun().
 struct RerunVerdict {
   bool passed = false;          ///< some attempt was within the limit

@@ -75,6 +75,17 @@ TEST_CASE("median of per-pair ratios cancels drift that affects both members", "
   CHECK(memlab::median_ratio(student, reference) == Approx(1.1));
 }
 
+TEST_CASE("worst_median_ratio finds the series that differ most, in either direction", "[stats]") {
+  // Launch 2 of the first timer is 20% fast; launch 3 is 10% slow; 250 is an outlier the median ignores.
+  const std::vector<std::vector<double>> first = {{1.0, 1.0, 250.0}, {0.8, 0.8, 0.8}, {1.1, 1.1, 1.1}};
+  const std::vector<std::vector<double>> second = {{1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}};
+  CHECK(memlab::worst_median_ratio(first, second) == Approx(1.25));
+  CHECK(memlab::worst_median_ratio(second, first) == Approx(1.25));
+  CHECK(memlab::worst_median_ratio(second, second) == 1.0);
+  CHECK(memlab::worst_median_ratio({}, {}) == 1.0);
+  CHECK_THROWS_AS(memlab::worst_median_ratio(first, {{1.0}}), std::invalid_argument);
+}
+
 TEST_CASE("the re-run rule passes at the first attempt within the limit", "[stats][rerun]") {
   int calls = 0;
   const auto verdict = memlab::judge_with_rerun(1.25, 2, [&] {
