@@ -3,42 +3,52 @@
 
     ncu_table.py <ncu --csv --page raw --print-units base log> <plan file>
 
-The plan file is written by a lab's profile program:
+The plan file is written by a lab's profile program while it runs:
     title: <heading>
-    group: <number of launches> | <label>     (one per group, in launch order)
+    column: <metric> | <column title>             (one per column, in order)
+    ratio: <metric> / <metric> | <column title>   (a column computed from two metrics)
+    group: <label>                                (one per group, in launch order)
     note: <a line printed after the tables>
-Kernels the labs' own machinery launches (L2 flush, random fill) are left out.
+The program launches a marker kernel (common/memlab/profile_marker.cuh) before
+each group, so a group is whatever the student's code launched between two
+markers, one kernel or several. Kernels of the labs' own machinery (L2 flush,
+random fill) are left out.
 """
 import csv
 import sys
 
+MARKER = "memlab_profile_marker"
 OWN_KERNELS = ("scrub_l2_kernel", "fill_random_kernel", "copy_kernel", "empty_kernel")
 SCALE = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
          "cycle": 1, "Kcycle": 1e3, "Mcycle": 1e6,
          "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1,
-         "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
-COLUMNS = [("dram__bytes.sum", "DRAM total"), ("dram__bytes_read.sum", "DRAM read"),
-           ("dram__bytes_write.sum", "DRAM write"),
-           ("sm__cycles_elapsed.sum", "SM cycles"), ("gpu__time_duration.sum", "time")]
+         "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1,
+         "%": 1, "request": 1, "sector": 1}
 
 
 def read_plan(path):
-    plan = {"title": "", "groups": [], "notes": []}
+    plan = {"title": "", "columns": [], "groups": [], "notes": []}
     with open(path) as f:
         for line in f:
             key, _, value = line.rstrip("\n").partition(": ")
             if key == "title":
                 plan["title"] = value
+            elif key == "column":
+                metric, _, title = value.partition(" | ")
+                plan["columns"].append(((metric.strip(),), title.strip()))
+            elif key == "ratio":
+                metrics, _, title = value.partition(" | ")
+                numerator, _, denominator = metrics.partition(" / ")
+                plan["columns"].append(((numerator.strip(), denominator.strip()), title.strip()))
             elif key == "group":
-                count, _, label = value.partition(" | ")
-                plan["groups"].append((int(count), label))
+                plan["groups"].append(value)
             elif key == "note":
                 plan["notes"].append(value)
     return plan
 
 
 def read_kernels(path):
-    """Rows of ncu's raw CSV as dicts of floats, skipping ncu's own log lines."""
+    """Rows of ncu's raw CSV as dicts (name and metrics in base units), skipping ncu's own log lines."""
     with open(path, newline="") as f:
         lines = [line for line in f if line.startswith('"')]
     rows = list(csv.reader(lines))
@@ -48,21 +58,34 @@ def read_kernels(path):
     kernels = []
     for row in rows[2:]:
         record = dict(zip(header, row))
-        name = record.get("Kernel Name", "?")
-        if any(own in name for own in OWN_KERNELS):
-            continue
-        values = {"name": name}
-        for metric, _ in COLUMNS:
-            if metric in record:
-                unit = units[header.index(metric)]
-                if unit not in SCALE:
-                    sys.exit(f"ncu reported {metric} in '{unit}', a unit this script does not know")
-                values[metric] = float(record[metric].replace(",", "")) * SCALE[unit]
+        values = {"name": record.get("Kernel Name", "?")}
+        for column, unit in zip(header, units):
+            if "__" not in column:
+                continue
+            try:
+                number = float(record[column].replace(",", ""))
+            except ValueError:
+                continue
+            # A unit this script does not know is kept as reported (the number is still right).
+            values[column] = number * SCALE.get(unit, 1)
         kernels.append(values)
     return kernels
 
 
+def split_groups(kernels):
+    """Kernels between markers, one list per marker, the labs' own kernels left out."""
+    groups = []
+    for kernel in kernels:
+        if MARKER in kernel["name"]:
+            groups.append([])
+        elif groups and not any(own in kernel["name"] for own in OWN_KERNELS):
+            groups[-1].append(kernel)
+    return groups
+
+
 def human(value, metric):
+    if value is None:
+        return "-"
     if metric.startswith("dram__bytes"):
         for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
             if value >= scale:
@@ -70,29 +93,45 @@ def human(value, metric):
         return f"{value:.0f} B"
     if metric == "gpu__time_duration.sum":
         return f"{value * 1e6:.1f} us"
-    return f"{value / 1e6:.2f} M"
+    if metric.endswith(".pct"):
+        return f"{value:.1f} %"
+    if metric == "ratio":
+        return f"{value:.2f}"
+    return f"{value / 1e6:.2f} M" if value >= 1e4 else f"{value:.0f}"
+
+
+def cell(kernel, metrics):
+    if len(metrics) == 1:
+        return human(kernel.get(metrics[0]), metrics[0])
+    numerator, denominator = kernel.get(metrics[0]), kernel.get(metrics[1])
+    if numerator is None or not denominator:
+        return "-"
+    return human(numerator / denominator, "ratio")
+
+
+def short_name(name, width=28):
+    name = name.split("(")[0]
+    return name if len(name) <= width else name[:width - 3] + "..."
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     plan = read_plan(sys.argv[2])
-    kernels = read_kernels(sys.argv[1])
-    expected = sum(count for count, _ in plan["groups"])
-    if len(kernels) != expected:
-        print(f"Expected {expected} kernels of yours in the profile, found {len(kernels)}: "
-              f"the table would mislead, so here is the list instead.")
-        for k in kernels:
-            print("  " + k["name"] + "  " + "  ".join(human(k.get(m, 0), m) for m, _ in COLUMNS))
+    groups = split_groups(read_kernels(sys.argv[1]))
+    if len(groups) != len(plan["groups"]):
+        print(f"Expected {len(plan['groups'])} groups of launches in the profile, found {len(groups)}: "
+              f"the program stopped early or ncu missed kernels. Its log is {sys.argv[1]}.")
         return 1
     print("\n" + plan["title"])
-    at = 0
-    for count, label in plan["groups"]:
+    width = max(14, *(len(title) + 2 for _, title in plan["columns"]))
+    for label, kernels in zip(plan["groups"], groups):
         print("\n" + label)
-        print(f"  {'launch':<8}" + "".join(f"{title:>14}" for _, title in COLUMNS))
-        for i, k in enumerate(kernels[at:at + count], start=1):
-            print(f"  {i:<8}" + "".join(f"{human(k.get(m, 0), m):>14}" for m, _ in COLUMNS))
-        at += count
+        print(f"  {'kernel':<30}" + "".join(f"{title:>{width}}" for _, title in plan["columns"]))
+        if not kernels:
+            print("  (no kernel ran)")
+        for i, k in enumerate(kernels, start=1):
+            print(f"  {f'{i}. ' + short_name(k['name']):<30}" + "".join(f"{cell(k, m):>{width}}" for m, _ in plan["columns"]))
     if plan["notes"]:
         print("\n" + "\n".join(plan["notes"]))
     return 0

@@ -25,7 +25,8 @@ if [ -z "$ncu" ]; then
   exit 1
 fi
 
-metrics=dram__bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_elapsed.sum,gpu__time_duration.sum
+# Each lab's profile program names the counters it is about.
+metrics=$("$out/${lab}_profile" --metrics)
 echo "Running $out/${lab}_profile under $ncu (metrics: $metrics)"
 # --cache-control none: ncu must not flush the caches before each kernel, or
 # every launch would look cold. --clock-control none: measure the GPU as it runs.

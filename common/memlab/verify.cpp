@@ -3,6 +3,7 @@
 #include "memlab/random.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,6 +16,31 @@ Tolerance default_tolerance<float>() {
 template <>
 Tolerance default_tolerance<double>() {
   return {1e-12, 1e-14};
+}
+
+template <typename T>
+Tolerance summation_tolerance(std::size_t terms, double magnitude) {
+  const double unit_roundoff = std::numeric_limits<T>::epsilon() / 2;
+  const double bound = 4 * unit_roundoff * static_cast<double>(terms) * magnitude;
+  return {0.0, bound};
+}
+
+template <typename T>
+MatrixSums random_matrix_sums(std::uint64_t seed, MatrixShape shape, double low, double high) {
+  if (!(low < high)) throw std::invalid_argument("random_matrix_sums: need low < high");
+  std::vector<long double> rows(shape.rows, 0.0L);
+  std::vector<long double> columns(shape.cols, 0.0L);
+  for (std::size_t r = 0; r < shape.rows; ++r) {
+    for (std::size_t c = 0; c < shape.cols; ++c) {
+      const long double x = random_value<T>(seed, r * shape.cols + c, low, high);
+      rows[r] += x;
+      columns[c] += x;
+    }
+  }
+  MatrixSums sums;
+  sums.rows.assign(rows.begin(), rows.end());
+  sums.columns.assign(columns.begin(), columns.end());
+  return sums;
 }
 
 namespace {
@@ -111,6 +137,10 @@ template Comparison compare<double>(const std::vector<double>&, const std::vecto
                                     Tolerance, std::optional<MatrixShape>, std::size_t);
 template std::optional<std::size_t> first_overwritten<float>(const std::vector<float>&);
 template std::optional<std::size_t> first_overwritten<double>(const std::vector<double>&);
+template Tolerance summation_tolerance<float>(std::size_t, double);
+template Tolerance summation_tolerance<double>(std::size_t, double);
+template MatrixSums random_matrix_sums<float>(std::uint64_t, MatrixShape, double, double);
+template MatrixSums random_matrix_sums<double>(std::uint64_t, MatrixShape, double, double);
 template std::vector<float> random_values<float>(std::size_t, std::uint64_t, double, double);
 template std::vector<double> random_values<double>(std::size_t, std::uint64_t, double, double);
 

@@ -44,11 +44,40 @@ struct Tolerance {
 template <typename T>
 Tolerance default_tolerance();
 
+/// Tolerance for a sum of @p terms values, each uniform in [-magnitude, magnitude]
+/// with mean zero, accumulated in type @p T in any order (one after another,
+/// in a tree, through atomics).
+///
+/// Each addition rounds by at most u * |partial sum| (u = unit roundoff of T),
+/// and for zero-mean random terms the partial sums stay near sqrt(k) * magnitude;
+/// the rounding errors then add up to about 0.25 * u * terms * magnitude (one
+/// standard deviation, one term after another). The tolerance is 4 * u * terms *
+/// magnitude, some 16 standard deviations: a correct sum never fails it, while
+/// a sum missing one term or accumulating in a narrower type does. Only valid
+/// for zero-mean terms: when every term has the same sign, the partial sums
+/// grow like k and so does their rounding error.
+template <typename T>
+Tolerance summation_tolerance(std::size_t terms, double magnitude = 1.0);
+
 /// Rows and columns of a row-major matrix, so mismatches can be reported as (row, col).
 struct MatrixShape {
   std::size_t rows = 0;  ///< number of rows
   std::size_t cols = 0;  ///< number of columns (elements per row)
 };
+
+/// Exact sums of a matrix: one per row and one per column.
+struct MatrixSums {
+  std::vector<double> rows;     ///< rows[r] = sum over c of element (r, c)
+  std::vector<double> columns;  ///< columns[c] = sum over r of element (r, c)
+};
+
+/// Row and column sums of the row-major matrix whose element (r, c) is
+/// random_value<T>(seed, r * cols + c, low, high), i.e. what fill_random<T>()
+/// writes on the GPU. Accumulated in long double, so for the sizes the labs use
+/// the result is the exact sum rounded once to double.
+template <typename T>
+MatrixSums random_matrix_sums(std::uint64_t seed, MatrixShape shape, double low = -1.0,
+                              double high = 1.0);
 
 /// One element that failed the comparison.
 struct Mismatch {

@@ -9,6 +9,7 @@
 #include <memlab/device_random.cuh>
 #include <memlab/grading/catch2.hpp>
 #include <memlab/grading/grader.hpp>
+#include <memlab/grading/speed.hpp>
 #include <memlab/random.hpp>
 #include <memlab/report.hpp>
 #include <memlab/resources.cuh>
@@ -238,31 +239,14 @@ TEST_CASE("vector_add keeps up with the reference", "[step1][speed]") {
   const auto launch_of = [&arr, n](const lab1::Api& impl) -> memlab::Work {
     return [&arr, &impl, n](cudaStream_t s) { impl.vector_add(arr.a(), arr.b(), arr.c(), n, s); };
   };
-  memlab::Interleaved last;
-  const memlab::RerunVerdict verdict = memlab::judge_with_rerun(kSpeedLimit, 2, [&] {
-    last = grading::timer().compare(launch_of(student()), launch_of(reference()),
-                                    {2, 21, memlab::Cache::cold});
-    return last.median_ratio;
-  });
-
-  const double bytes = static_cast<double>(n * kBytesPerElement);
-  const double copy = grading::ceilings().copy_gbps;
-  const double student_gbps = memlab::gigabytes_per_second(bytes, memlab::median(last.a_ms));
-  const double reference_gbps = memlab::gigabytes_per_second(bytes, memlab::median(last.b_ms));
-  grading::measured(format_text("%.0f GB/s (%.0f%% of copy)", student_gbps, 100 * student_gbps / copy),
-                    format_text("%.0f GB/s (%.0f%%)", reference_gbps, 100 * reference_gbps / copy),
-                    last.median_ratio);
+  const grading::SpeedComparison result =
+      grading::compare_speed(launch_of(student()), launch_of(reference()), kSpeedLimit);
+  const auto bytes = static_cast<double>(n * kBytesPerElement);
   grading::value("footprint_bytes", bytes);
-  grading::value("student_gbps", student_gbps);
-  grading::value("reference_gbps", reference_gbps);
-  grading::value("copy_gbps", copy);
-  grading::value("time_ratio", last.median_ratio);
-  grading::value("attempts", static_cast<double>(verdict.attempts.size()));
-  if (!verdict.passed) {
-    FAIL(format_text("at %s, vector_add took %.2fx the reference's time (median of %zu interleaved "
-                     "pairs, twice); the limit is %.2fx",
-                     memlab::format_bytes(bytes).c_str(), verdict.best(), last.a_ms.size(), kSpeedLimit));
-  }
+  grading::record_bandwidth(result, bytes);
+  grading::measured(grading::bandwidth_text(bytes, result.student_ms),
+                    grading::bandwidth_text(bytes, result.reference_ms), result.ratio);
+  if (!result.passed) FAIL("at " << memlab::format_bytes(bytes) << ", vector_add " << result.explain());
 }
 
 TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -130,4 +131,80 @@ TEST_CASE("default tolerances are tighter for double than for float", "[verify]"
   // One rounding step of float (2^-24 relative) passes the float tolerance.
   const float x = 1.2345678f;
   CHECK(memlab::compare<float>({std::nextafter(x, 2.0f)}, {x}, kTight).ok());
+}
+
+namespace {
+// Sums of `count` random terms in [-1, 1]: exactly (long double), and in T one
+// term after another, the order that rounds worst.
+template <typename T>
+std::pair<double, double> exact_and_sequential(std::uint64_t seed, std::size_t count, std::size_t skip = SIZE_MAX) {
+  long double exact = 0;
+  T sequential = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const T x = memlab::random_value<T>(seed, i, -1.0, 1.0);
+    exact += x;
+    if (i != skip) sequential += x;
+  }
+  return {static_cast<double>(exact), static_cast<double>(sequential)};
+}
+}  // namespace
+
+TEST_CASE("summation tolerance: sequential float sums of 16384 random terms always pass it", "[verify]") {
+  constexpr std::size_t kTerms = 16384;
+  const memlab::Tolerance tolerance = memlab::summation_tolerance<float>(kTerms);
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    const auto [exact, sequential] = exact_and_sequential<float>(seed, kTerms);
+    INFO("seed " << seed);
+    CHECK(memlab::compare<double>({sequential}, {exact}, tolerance).ok());
+  }
+}
+
+TEST_CASE("summation tolerance: a sum missing one term fails it", "[verify]") {
+  constexpr std::size_t kTerms = 16384;
+  const memlab::Tolerance tolerance = memlab::summation_tolerance<float>(kTerms);
+  int failed = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    const auto [exact, missing_one] = exact_and_sequential<float>(seed, kTerms, kTerms - 1);
+    failed += !memlab::compare<double>({missing_one}, {exact}, tolerance).ok();
+  }
+  // Only a dropped term smaller than the tolerance (about 0.004 here: 0.4% of
+  // terms) can go unnoticed; a matrix has thousands of sums, so some fail.
+  CHECK(failed >= 190);
+}
+
+TEST_CASE("summation tolerance for double: accumulating in float fails it, in double passes", "[verify]") {
+  constexpr std::size_t kTerms = 4096;
+  const memlab::Tolerance tolerance = memlab::summation_tolerance<double>(kTerms);
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    long double exact = 0;
+    double in_double = 0;
+    float in_float = 0;
+    for (std::size_t i = 0; i < kTerms; ++i) {
+      const double x = memlab::random_value<double>(seed, i, -1.0, 1.0);
+      exact += x;
+      in_double += x;
+      in_float += static_cast<float>(x);
+    }
+    INFO("seed " << seed);
+    CHECK(memlab::compare<double>({in_double}, {static_cast<double>(exact)}, tolerance).ok());
+    CHECK_FALSE(memlab::compare<double>({static_cast<double>(in_float)}, {static_cast<double>(exact)}, tolerance).ok());
+  }
+}
+
+TEST_CASE("random_matrix_sums: the sums of a 3 x 5 matrix, by row and by column", "[verify]") {
+  const memlab::MatrixShape shape{3, 5};
+  const memlab::MatrixSums sums = memlab::random_matrix_sums<float>(11, shape);
+  const auto values = memlab::random_values<float>(15, 11);
+  REQUIRE(sums.rows.size() == 3);
+  REQUIRE(sums.columns.size() == 5);
+  for (std::size_t r = 0; r < 3; ++r) {
+    double row = 0;
+    for (std::size_t c = 0; c < 5; ++c) row += values[r * 5 + c];
+    CHECK(sums.rows[r] == memlab::catch2::Approx(row).epsilon(1e-12));
+  }
+  for (std::size_t c = 0; c < 5; ++c) {
+    double column = 0;
+    for (std::size_t r = 0; r < 3; ++r) column += values[r * 5 + c];
+    CHECK(sums.columns[c] == memlab::catch2::Approx(column).epsilon(1e-12));
+  }
 }

@@ -1,0 +1,49 @@
+/// @file profiling.cuh
+/// @brief What a lab's profile program (`make labN-profile`) is made of.
+///
+/// scripts/profile.sh runs the program under Nsight Compute; the program runs
+/// the student's functions and writes a plan (columns, groups, notes) that
+/// scripts/ncu_table.py turns into tables once ncu has finished.
+///
+/// How many kernels one of the student's functions launches is the student's
+/// choice, so the table cannot count them: the program launches an empty marker
+/// kernel before each group, and ncu_table.py starts a new group at each marker.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace memlab {
+
+/// Enqueues the marker kernel (named memlab_profile_marker) on @p stream: the
+/// kernels after it, up to the next marker, form one group of the profile's
+/// table. Throws CudaError.
+void mark_profile_group(cudaStream_t stream);
+
+/// One column of the profile's tables: a counter, or the ratio of two.
+struct ProfileColumn {
+  /// A column showing @p counter, or counter / @p divided_by when that is given.
+  ProfileColumn(std::string counter, std::string heading, std::string divided_by = "")
+      : metric(std::move(counter)), title(std::move(heading)), denominator(std::move(divided_by)) {}
+  std::string metric;       ///< Nsight Compute metric, e.g. "dram__bytes_read.sum"
+  std::string title;        ///< column heading
+  std::string denominator;  ///< if set, the column shows metric / denominator
+};
+
+/// The main of a lab's profile program. Command line:
+///   --metrics                          print the metrics to collect (comma-separated) and exit
+///   --student <lib.so> --plan <file>   load the student's build and run @p body
+/// Writes the plan's columns, then calls @p body with the student's function
+/// table (exported as @p api_symbol) and the plan, to which body writes the
+/// title, groups and notes. Returns the exit code: 0, 1 (an error, printed),
+/// 2 (bad usage) or 77 (no GPU).
+int run_profile_program(int argc, char** argv, const std::string& api_symbol,
+                        const std::vector<ProfileColumn>& columns,
+                        const std::function<void(const void* api, std::ostream& plan)>& body);
+
+}  // namespace memlab

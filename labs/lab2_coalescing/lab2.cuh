@@ -1,0 +1,60 @@
+/// @file lab2.cuh
+/// @brief Lab 2, memory coalescing with matrix row and column sums: the
+/// functions you write in matrix_sums.cu, which the grader calls.
+///
+/// Every matrix is row-major: element (r, c) of a rows x cols matrix is
+/// matrix[r * cols + c], so a row is contiguous in memory and a column is
+/// strided by cols elements. Sizes are element counts (std::size_t). Every
+/// function enqueues its work on @p stream and returns without waiting.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace lab2 {
+
+/// Step 1: sums[r] = sum of row r, for every r < rows; one thread per row.
+/// Writes sums[0..rows-1] and nothing past it.
+void row_sums_thread_per_row(const float* matrix, float* sums, std::size_t rows, std::size_t cols,
+                             cudaStream_t stream);
+
+/// Step 1: sums[c] = sum of column c, for every c < cols; one thread per column.
+/// Writes sums[0..cols-1] and nothing past it.
+void column_sums_thread_per_column(const float* matrix, float* sums, std::size_t rows,
+                                   std::size_t cols, cudaStream_t stream);
+
+/// Step 2: what the 32 threads of one warp load in one instruction, each a
+/// 4-byte float. "base" is a multiple of 32, so a[base] starts a 128-byte line.
+enum class Access {
+  consecutive,        ///< thread t loads a[base + t]
+  offset_by_two,      ///< thread t loads a[base + t - 2]
+  same_address,       ///< every thread loads a[40]
+  random,             ///< thread t loads a[r_t], r_t random in an array of 100 million floats
+  row_per_thread,     ///< row_sums_thread_per_row: thread t loads matrix[(r0 + t) * cols + c], cols = 16384
+  column_per_thread,  ///< column_sums_thread_per_column: thread t loads matrix[r * cols + c0 + t], c0 a multiple of 32
+};
+
+/// Step 2: how many different 32-byte sectors the warp's load touches for @p access.
+int sectors_per_request(Access access);
+
+/// Step 3: the same row sums as step 1, with coalesced loads and enough threads
+/// to keep DRAM busy. May launch several kernels and use any number of threads.
+void row_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols, cudaStream_t stream);
+
+/// Step 3: the same column sums as step 1, with enough threads to keep DRAM
+/// busy. May launch several kernels and use any number of threads.
+void column_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols,
+                 cudaStream_t stream);
+
+/// The grader reaches the functions above through this table, exported by
+/// every build of the lab under the name memlab_lab2_api. You do not need to touch it.
+struct Api {
+  decltype(&lab2::row_sums_thread_per_row) row_sums_thread_per_row;              ///< step 1
+  decltype(&lab2::column_sums_thread_per_column) column_sums_thread_per_column;  ///< step 1
+  decltype(&lab2::sectors_per_request) sectors_per_request;                      ///< step 2
+  decltype(&lab2::row_sums) row_sums;                                            ///< step 3
+  decltype(&lab2::column_sums) column_sums;                                      ///< step 3
+};
+
+}  // namespace lab2

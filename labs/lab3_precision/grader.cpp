@@ -1,0 +1,323 @@
+// Lab 3 grader: checks precision.cu step by step, beside the reference
+// solution, on this machine's GPU. Run it through `make lab3`.
+//
+// Every threshold below was chosen from measurements or from the error bounds
+// of the arithmetic; docs/measurements/lab2-3.md has the runs and the reasoning.
+
+#include "lab3.cuh"
+
+#include <memlab/device_random.cuh>
+#include <memlab/grading/catch2.hpp>
+#include <memlab/grading/grader.hpp>
+#include <memlab/grading/matrix_sums.hpp>
+#include <memlab/grading/speed.hpp>
+#include <memlab/random.hpp>
+#include <memlab/report.hpp>
+#include <memlab/resources.cuh>
+#include <memlab/verify.hpp>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace grading = memlab::grading;
+using grading::SumAxis;
+using memlab::format_text;
+using memlab::MatrixShape;
+
+const grading::LabInfo grading::lab = {"lab3", "Float vs double", 3, "labs/lab3_precision/README.md",
+                                       "memlab_lab3_api"};
+
+namespace {
+
+// Steps 1 and 3: each of the student's kernels may take at most this many times
+// the reference's time (median of interleaved pairs, L2 flushed before each run,
+// measured again once before failing); see docs/measurements/lab2-3.md.
+constexpr double kSpeedLimit = 1.25;
+
+// Step 2: the compensated float sums must be within this many units of float's
+// unit roundoff (u = 2^-24) of the exact sum, relative, on every row. Kahan
+// summation is accurate to 2u plus terms of order n u^2; the lanes' partial
+// sums are then combined in a tree and rounded once more. Plain float
+// accumulation on the same rows is off by thousands of u.
+constexpr double kCompensatedUlps = 8.0;
+
+// Step 2's rows: positive values spread over six decades, so the running sum
+// soon dwarfs the terms and plain float accumulation loses many of their digits.
+constexpr MatrixShape kAccuracyShape = {64, 131072};  // 8.4 million values, about 10^7
+
+// Step 3: as many elements as it takes for the polynomial to run a fraction of
+// a millisecond in float on a large GPU: launch overhead stays out of the ratio.
+constexpr std::size_t kPolynomialElements = std::size_t{1} << 24;
+constexpr std::size_t kGuardElements = 256;
+
+const lab3::Api& student() { return grading::student<lab3::Api>(); }
+const lab3::Api& reference() { return grading::reference<lab3::Api>(); }
+
+const std::vector<MatrixShape> kShapes = {{1, 1},     {1, 1000},   {1000, 1},   {37, 1000},
+                                          {1000, 37}, {3, 100001}, {100001, 3}, {2049, 3001}};
+
+// ---- Expectations for this GPU --------------------------------------------
+
+// FP32 results per FP64 result per SM per clock, from the throughput table of
+// the CUDA C++ Programming Guide: data-centre GPUs have half as many FP64 units
+// as FP32 units, consumer GPUs 1/32 or 1/64 as many.
+std::optional<int> fp32_per_fp64(int major, int minor) {
+  const int cc = 10 * major + minor;
+  switch (cc) {
+    case 60: case 70: case 80: case 90: case 100: return 2;
+    case 61: case 62: case 72: case 75: return 32;
+    case 86: case 87: case 89: case 120: case 121: return 64;
+    default: return std::nullopt;
+  }
+}
+
+std::string expected_compute_ratio_text() {
+  const memlab::DeviceFacts& gpu = grading::device();
+  const auto ratio = fp32_per_fp64(gpu.major, gpu.minor);
+  if (!ratio) {
+    return format_text("this lab has no FP64 figure for compute capability %s: the measurement tells you",
+                       gpu.compute_capability().c_str());
+  }
+  return format_text("compute capability %s does 1 FP64 operation per %d FP32 ones (%s), so about %dx",
+                     gpu.compute_capability().c_str(), *ratio,
+                     *ratio == 2 ? "a data-centre GPU" : "a consumer or embedded GPU", *ratio);
+}
+
+// ---- Step 3's data ----------------------------------------------------------
+
+// x: seeded random values in [-1, 1]; y: poisoned before every run; both with a guard zone.
+template <typename T>
+struct PolynomialData {
+  memlab::DeviceBuffer<T> x{kPolynomialElements + kGuardElements};
+  memlab::DeviceBuffer<T> y{kPolynomialElements + kGuardElements};
+  std::uint64_t seed = grading::seed() + 7;
+  PolynomialData() { memlab::fill_random(x.data(), x.size(), seed, -1.0, 1.0, grading::stream()); }
+  T input(std::size_t i) const { return memlab::random_value<T>(seed, i, -1.0, 1.0); }
+};
+
+template <typename T>
+PolynomialData<T>& polynomial_data() {
+  static PolynomialData<T> data;
+  return data;
+}
+
+template <typename T>
+double horner_exact(T x) {
+  long double value = 1;
+  for (int k = 0; k < lab3::kPolynomialDegree; ++k) value = value * x + 1;
+  return static_cast<double>(value);
+}
+
+// Each Horner step rounds once (by at most u of its value) and later steps
+// multiply that error by |x| <= 1; summed over the steps, the error stays
+// below kPolynomialDegree * u relative. Twice that passes every correct
+// kernel, while a double kernel computing in float is off by 10^9 times more.
+template <typename T>
+memlab::Tolerance polynomial_tolerance() {
+  const double bound = 2.0 * lab3::kPolynomialDegree * std::numeric_limits<T>::epsilon() / 2;
+  return {bound, bound};
+}
+
+template <typename T>
+using PolynomialFunction = void (*)(const T*, T*, std::size_t, cudaStream_t);
+
+// Runs `polynomial` on the first n inputs and checks the result: every element
+// when n is small, every 257th at the full size (the host's long double Horner
+// is slow), and that every element was written and nothing past n.
+template <typename T>
+std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
+  PolynomialData<T>& data = polynomial_data<T>();
+  data.y.fill_bytes(memlab::kPoisonByte, grading::stream());
+  polynomial(data.x.data(), data.y.data(), n, grading::stream());
+  MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
+  MEMLAB_CHECK(cudaGetLastError());
+  const std::vector<T> all = data.y.to_host(n + kGuardElements, grading::stream());
+  const std::vector<T> guard(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
+  if (const auto past_end = memlab::first_overwritten(guard)) {
+    grading::hint("Threads with i >= n must not write.");
+    return format_text("n = %zu: wrote y[%zu], past the end", n, n + *past_end);
+  }
+  const std::size_t step = n > 100000 ? 257 : 1;
+  std::vector<T> got;
+  std::vector<T> expected;
+  std::size_t unwritten = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    unwritten += memlab::is_poison(all[i]);
+    if (i % step != 0) continue;
+    got.push_back(all[i]);
+    expected.push_back(static_cast<T>(horner_exact(data.input(i))));
+  }
+  if (unwritten > 0) {
+    grading::hint("Launch enough threads for all n elements (or loop with a grid stride).");
+    return format_text("n = %zu: %zu elements never written", n, unwritten);
+  }
+  const memlab::Comparison result = memlab::compare(got, expected, polynomial_tolerance<T>());
+  if (result.ok()) return "";
+  grading::hint(sizeof(T) == sizeof(double)
+                    ? "Is every variable of the double version a double? A float anywhere in the chain "
+                      "(the running value, the input, a float literal) rounds to float's 24 bits."
+                    : "Start from 1 and apply value = value * x + 1 exactly kPolynomialDegree times.");
+  return format_text("n = %zu%s: ", n, step > 1 ? " (every 257th element checked)" : "") + result.describe("y");
+}
+
+double relative_error(double got, long double exact) {
+  return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / std::fabs(exact));
+}
+
+}  // namespace
+
+TEST_CASE("row sums are correct in float and in double", "[step1][correct]") {
+  std::string problem = grading::check_sums_on_shapes(student().row_sums_float, SumAxis::rows, kShapes);
+  if (!problem.empty()) FAIL("float: " << problem);
+  problem = grading::check_sums_on_shapes(student().row_sums_double, SumAxis::rows, kShapes);
+  if (!problem.empty()) FAIL("double: " << problem);
+  grading::measured(format_text("%zu shapes in each type", kShapes.size()));
+}
+
+TEST_CASE("row sums in both types keep up with the reference", "[step1][speed]") {
+  grading::hint("Both versions are the same template: if one is slow, the other is too. Make the loads "
+                "coalesced and give every row a warp, as in lab 2 step 3.");
+  const MatrixShape shape = grading::timing_shape();
+  auto& floats = grading::sums_workspace<float>(shape);
+  auto& doubles = grading::sums_workspace<double>(shape);
+  std::string problem = floats.check(student().row_sums_float, SumAxis::rows);
+  if (problem.empty()) problem = doubles.check(student().row_sums_double, SumAxis::rows);
+  if (!problem.empty()) FAIL("wrong at the timing size: " << problem);
+
+  const grading::SpeedComparison in_float = grading::compare_speed(
+      floats.work(student().row_sums_float), floats.work(reference().row_sums_float), kSpeedLimit);
+  const grading::SpeedComparison in_double = grading::compare_speed(
+      doubles.work(student().row_sums_double), doubles.work(reference().row_sums_double), kSpeedLimit);
+  const auto float_bytes = static_cast<double>(floats.matrix_bytes());
+  const auto double_bytes = static_cast<double>(doubles.matrix_bytes());
+  grading::record_bandwidth(in_float, float_bytes, "float_");
+  grading::record_bandwidth(in_double, double_bytes, "double_");
+  const double ratio = in_double.student_ms / in_float.student_ms;
+  const double reference_ratio = in_double.reference_ms / in_float.reference_ms;
+  grading::value("double_float_time_ratio", ratio);
+  grading::value("reference_double_float_time_ratio", reference_ratio);
+  grading::measured(format_text("float %s, double %s", grading::bandwidth_text(float_bytes, in_float.student_ms).c_str(),
+                                grading::bandwidth_text(double_bytes, in_double.student_ms).c_str()),
+                    format_text("float %.2fx, double %.2fx", in_float.ratio, in_double.ratio));
+  grading::note(format_text(
+      "Step 1: on a %s matrix, your double row sums took %.2fx the time of your float ones (the reference: "
+      "%.2fx).\n  The double matrix is %s, the float one %s: twice the bytes through the same DRAM. A "
+      "bandwidth-bound kernel's time follows its bytes, so about 2x on any GPU.",
+      grading::describe(shape).c_str(), ratio, reference_ratio, memlab::format_bytes(double_bytes).c_str(),
+      memlab::format_bytes(float_bytes).c_str()));
+  if (!in_float.passed) FAIL("float: your row sums " << in_float.explain());
+  if (!in_double.passed) FAIL("double: your row sums " << in_double.explain());
+}
+
+TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][accuracy]") {
+  grading::require_step(1);
+  grading::hint("Kahan: y = x - c; t = sum + y; c = (t - sum) - y; sum = t. Keep c per thread, and when "
+                "the threads' partial sums are added, add their compensations too (or subtract each "
+                "thread's c from its sum first).");
+  const MatrixShape shape = kAccuracyShape;
+  const std::size_t count = shape.rows * shape.cols;
+  std::vector<float> values(count);
+  std::vector<double> values_as_double(count);
+  std::vector<long double> exact(shape.rows, 0.0L);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double exponent = memlab::random_value<double>(grading::seed() + 11, i, -3.0, 3.0);
+    values[i] = static_cast<float>(std::pow(10.0, exponent));
+    values_as_double[i] = values[i];  // exactly the same numbers in both types
+    exact[i / shape.cols] += values[i];
+  }
+  memlab::DeviceBuffer<float> matrix(count), sums(shape.rows);
+  memlab::DeviceBuffer<double> matrix_double(count), sums_double(shape.rows);
+  matrix.upload(values, grading::stream());
+  matrix_double.upload(values_as_double, grading::stream());
+
+  // Worst relative error over the rows of each way of summing.
+  const auto worst_error = [&](const std::vector<double>& got) {
+    double worst = 0.0;
+    for (std::size_t r = 0; r < shape.rows; ++r) {
+      const double error = relative_error(got[r], exact[r]);
+      worst = std::isfinite(error) ? std::max(worst, error) : std::numeric_limits<double>::infinity();
+    }
+    return worst;
+  };
+  const auto run_float = [&](void (*sum)(const float*, float*, std::size_t, std::size_t, cudaStream_t)) {
+    sums.fill_bytes(memlab::kPoisonByte, grading::stream());
+    sum(matrix.data(), sums.data(), shape.rows, shape.cols, grading::stream());
+    const std::vector<float> got = sums.to_host(shape.rows, grading::stream());
+    return worst_error(std::vector<double>(got.begin(), got.end()));
+  };
+  sums_double.fill_bytes(memlab::kPoisonByte, grading::stream());
+  student().row_sums_double(matrix_double.data(), sums_double.data(), shape.rows, shape.cols, grading::stream());
+  const double double_error = worst_error(sums_double.to_host(shape.rows, grading::stream()));
+  const double float_error = run_float(student().row_sums_float);
+  const double compensated_error = run_float(student().row_sums_compensated);
+
+  const double u = std::numeric_limits<float>::epsilon() / 2;
+  grading::value("float_relative_error", float_error);
+  grading::value("double_relative_error", double_error);
+  grading::value("compensated_relative_error", compensated_error);
+  grading::note(format_text(
+      "Step 2: %zu rows of %zu positive values from 0.001 to 1000; worst relative error of a row sum\n"
+      "  float, plain (step 1)      %9.2e  (%.0f u)\n"
+      "  float, compensated (yours) %9.2e  (%.1f u)\n"
+      "  double (step 1)            %9.2e\n"
+      "  u = 2^-24 = %.2e, the most one float rounding can lose; the limit is %.0f u.",
+      shape.rows, shape.cols, float_error, float_error / u, compensated_error, compensated_error / u,
+      double_error, u, kCompensatedUlps));
+  grading::measured(format_text("%.1f u", compensated_error / u), format_text("at most %.0f u", kCompensatedUlps));
+  if (!(compensated_error <= kCompensatedUlps * u)) {
+    FAIL(format_text("the compensated sums are off by up to %.3g relative (%.1f u); the limit is %.0f u",
+                     compensated_error, compensated_error / u, kCompensatedUlps));
+  }
+}
+
+TEST_CASE("the polynomial is correct in float and in double", "[step3][correct]") {
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{65537}, kPolynomialElements}) {
+    std::string problem = check_polynomial<float>(student().polynomial_float, n);
+    if (!problem.empty()) FAIL("float: " << problem);
+    problem = check_polynomial<double>(student().polynomial_double, n);
+    if (!problem.empty()) FAIL("double: " << problem);
+  }
+  grading::measured("5 sizes in each type, 1 to 2^24");
+}
+
+TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][speed]") {
+  grading::hint("The polynomial is compute-bound: launch enough threads to fill every SM, and let each "
+                "keep its running value in a register.");
+  const std::size_t n = kPolynomialElements;
+  std::string problem = check_polynomial<float>(student().polynomial_float, n);
+  if (problem.empty()) problem = check_polynomial<double>(student().polynomial_double, n);
+  if (!problem.empty()) FAIL("wrong at the timing size: " << problem);
+
+  const auto work_of = [n](auto function, auto& data) -> memlab::Work {
+    return [function, &data, n](cudaStream_t s) { function(data.x.data(), data.y.data(), n, s); };
+  };
+  auto& floats = polynomial_data<float>();
+  auto& doubles = polynomial_data<double>();
+  const grading::SpeedComparison in_float = grading::compare_speed(
+      work_of(student().polynomial_float, floats), work_of(reference().polynomial_float, floats), kSpeedLimit);
+  const grading::SpeedComparison in_double = grading::compare_speed(
+      work_of(student().polynomial_double, doubles), work_of(reference().polynomial_double, doubles), kSpeedLimit);
+  const double flops = 2.0 * lab3::kPolynomialDegree * static_cast<double>(n);
+  const auto gflops = [flops](double ms) { return flops / (ms * 1e-3) / 1e9; };
+  const double ratio = in_double.student_ms / in_float.student_ms;
+  const double reference_ratio = in_double.reference_ms / in_float.reference_ms;
+  grading::value("float_gflops", gflops(in_float.student_ms));
+  grading::value("double_gflops", gflops(in_double.student_ms));
+  grading::value("float_time_ratio", in_float.ratio);
+  grading::value("double_time_ratio", in_double.ratio);
+  grading::value("double_float_time_ratio", ratio);
+  grading::value("reference_double_float_time_ratio", reference_ratio);
+  grading::measured(format_text("float %.0f, double %.0f GFLOP/s", gflops(in_float.student_ms), gflops(in_double.student_ms)),
+                    format_text("float %.2fx, double %.2fx", in_float.ratio, in_double.ratio));
+  grading::note(format_text(
+      "Step 3: the polynomial on %zu elements does %d operations per element: %.0f per byte in float.\n"
+      "  Your double version took %.2fx the time of your float one (the reference: %.2fx).\n"
+      "  Expected for a compute-bound kernel: %s.\n"
+      "  Step 1's bandwidth-bound sums take about 2x on every GPU; this ratio is the GPU's FP64 rate.",
+      n, 2 * lab3::kPolynomialDegree, 2.0 * lab3::kPolynomialDegree / (2 * sizeof(float)), ratio,
+      reference_ratio, expected_compute_ratio_text().c_str()));
+  if (!in_float.passed) FAIL("float: your polynomial " << in_float.explain());
+  if (!in_double.passed) FAIL("double: your polynomial " << in_double.explain());
+}

@@ -1,0 +1,52 @@
+/// @file lab3.cuh
+/// @brief Lab 3, float vs double: the functions you write in precision.cu,
+/// which the grader calls.
+///
+/// Matrices are row-major (element (r, c) is matrix[r * cols + c]); sizes are
+/// element counts. Every function enqueues its work on @p stream and returns
+/// without waiting. Each step comes in a float and a double version with the
+/// same name: write one template over the element type `real` and let both
+/// call it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace lab3 {
+
+/// Step 1: sums[r] = sum of row r, for every r < rows, added up in the
+/// matrix's own type: float in float, double in double.
+void row_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols, cudaStream_t stream);
+/// Step 1: the double version.
+void row_sums(const double* matrix, double* sums, std::size_t rows, std::size_t cols, cudaStream_t stream);
+
+/// Step 2: the same float row sums, still accumulated in float, but with
+/// compensated (Kahan) summation, so that the result is as accurate as if
+/// every addition were exact and only the final result were rounded, give or take
+/// a few units in the last place.
+void row_sums_compensated(const float* matrix, float* sums, std::size_t rows, std::size_t cols,
+                          cudaStream_t stream);
+
+/// Step 3: how many times the polynomial's Horner loop runs per element.
+constexpr int kPolynomialDegree = 512;
+
+/// Step 3: y[i] = 1 + x + x^2 + ... + x^kPolynomialDegree for every i < n,
+/// evaluated in Horner's form (start from 1, then kPolynomialDegree times
+/// y = y * x + 1) in float: 2 x kPolynomialDegree floating-point operations per
+/// 8 bytes moved.
+void polynomial(const float* x, float* y, std::size_t n, cudaStream_t stream);
+/// Step 3: the double version (2 x kPolynomialDegree operations per 16 bytes).
+void polynomial(const double* x, double* y, std::size_t n, cudaStream_t stream);
+
+/// The grader reaches the functions above through this table, exported by
+/// every build of the lab under the name memlab_lab3_api. You do not need to touch it.
+struct Api {
+  void (*row_sums_float)(const float*, float*, std::size_t, std::size_t, cudaStream_t);     ///< step 1
+  void (*row_sums_double)(const double*, double*, std::size_t, std::size_t, cudaStream_t);  ///< step 1
+  decltype(&lab3::row_sums_compensated) row_sums_compensated;                               ///< step 2
+  void (*polynomial_float)(const float*, float*, std::size_t, cudaStream_t);                ///< step 3
+  void (*polynomial_double)(const double*, double*, std::size_t, cudaStream_t);             ///< step 3
+};
+
+}  // namespace lab3
