@@ -26,7 +26,7 @@ FORCE:
 help:
 	@echo "Students"
 	@echo "  make lab1            build labs/lab1_*/ and check every step (STEP=2: steps 1..2 only)"
-	@echo "  make lab1-profile    the lab's Nsight Compute measurements, explained"
+	@echo "  make lab1-profile    the lab's Nsight Compute measurements, explained (REFERENCE=1: of the reference)"
 	@echo "  make test            the project's whole test suite (GPU tests skip without a GPU)"
 	@echo "Instructors and developers"
 	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
@@ -51,7 +51,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 lab%-profile: configure FORCE
-	@scripts/profile.sh lab$*
+	@LAB_BUILD=$(if $(REFERENCE),reference,student) scripts/profile.sh lab$*
 
 lab%: configure FORCE
 	@scripts/bootstrap.sh --plots || echo "(continuing: the lab runs without plots)"

@@ -52,10 +52,11 @@ function(memlab_add_grader_test lab name build)
 endfunction()
 
 # memlab_add_lab(NAME <lab> SKELETON <file> SOLUTION <file> TABLE <file> GRADER <file>
-#                [PROFILE <file>])
+#                [PROFILE <file>] [SKELETON_FAILS <check id>...])
 # PROFILE: a program that runs the student's build for `make <lab>-profile`.
+# SKELETON_FAILS: the checks the shipped skeleton must fail (default step1.correct).
 function(memlab_add_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE" "")
+  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE" "SKELETON_FAILS")
   set(lab ${LAB_NAME})
   set_property(GLOBAL PROPERTY memlab_${lab}_dir "${CMAKE_CURRENT_SOURCE_DIR}")
   set_property(GLOBAL PROPERTY memlab_${lab}_table "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_TABLE}")
@@ -86,7 +87,11 @@ function(memlab_add_lab)
 
   memlab_add_grader_test(${lab} reference_passes ${lab}_reference EXPECT all=pass)
   # Once a student has solved step 1 in the skeleton, this test reports that progress as a failure.
-  memlab_add_grader_test(${lab} shipped_skeleton_fails_step1 ${lab}_student EXPECT step1.correct=fail)
+  if(NOT LAB_SKELETON_FAILS)
+    set(LAB_SKELETON_FAILS step1.correct)
+  endif()
+  list(TRANSFORM LAB_SKELETON_FAILS APPEND "=fail")
+  memlab_add_grader_test(${lab} shipped_skeleton_fails_step1 ${lab}_student EXPECT ${LAB_SKELETON_FAILS})
 endfunction()
 
 # memlab_add_mutant(LAB <lab> NAME <name> FIND <text> REPLACE <text> EXPECT <id=verdict>...)

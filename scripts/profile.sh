@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 lab=$1
 build=${BUILD:-build}
+which=${LAB_BUILD:-student}  # or reference: profile the reference solution, to compare with yours
 out="$build/labs/$lab"
 
 if ! cmake --build "$build" --target "${lab}_profile" "$lab" 2>/dev/null >/dev/null; then
@@ -33,7 +34,7 @@ echo "Running $out/${lab}_profile under $ncu (metrics: $metrics)"
 status=0
 "$ncu" --cache-control none --clock-control none --metrics "$metrics" \
   --csv --page raw --print-units base --log-file "$out/profile.csv" \
-  "$out/${lab}_profile" --student "$out/lib${lab}_student.so" --plan "$out/profile-plan.txt" ||
+  "$out/${lab}_profile" --student "$out/lib${lab}_${which}.so" --plan "$out/profile-plan.txt" ||
   status=$?
 if grep -q "ERR_NVGPUCTRPERM" "$out/profile.csv" 2>/dev/null; then
   echo "The driver does not let this user read the GPU's performance counters (ERR_NVGPUCTRPERM)."

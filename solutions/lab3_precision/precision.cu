@@ -46,6 +46,9 @@ __global__ void row_sums_kernel(const real* __restrict__ matrix, real* __restric
   if (row >= rows) return;  // the whole warp leaves together: the shuffles need all 32 lanes
   const real* line = matrix + row * cols;
   real sum = 0;
+  // Unrolled so each lane issues 4 loads before it waits for the first: more
+  // bytes in flight per thread, which float's 4-byte loads need to fill DRAM.
+#pragma unroll 4
   for (std::size_t c = lane; c < cols; c += kWarpSize) sum += line[c];
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
   if (lane == 0) sums[row] = sum;
@@ -96,6 +99,7 @@ __global__ void row_sums_compensated_kernel(const float* __restrict__ matrix, fl
   if (row >= rows) return;
   const float* line = matrix + row * cols;
   Compensated total;
+#pragma unroll 4
   for (std::size_t c = lane; c < cols; c += kWarpSize) total.add(line[c]);
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     Compensated other;
@@ -113,13 +117,17 @@ __global__ void row_sums_compensated_kernel(const float* __restrict__ matrix, fl
 // 128 operations per byte for float, so the arithmetic units, not DRAM, set the
 // time. The loop is a chain of dependent multiply-adds (nvcc fuses each into
 // one FMA); a full GPU of threads keeps enough independent chains in flight.
+// It is unrolled completely: an SM sub-partition issues one instruction per
+// clock and can finish one float FMA per clock, so in float every loop-counter
+// or branch instruction costs an FMA's slot (in double, FMAs take two clocks
+// and the overhead hides).
 template <typename real>
 __global__ void polynomial_kernel(const real* __restrict__ x, real* __restrict__ y, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
     const real xi = x[i];
     real value = 1;
-#pragma unroll 16
+#pragma unroll
     for (int k = 0; k < kPolynomialDegree; ++k) value = value * xi + real(1);
     y[i] = value;
   }

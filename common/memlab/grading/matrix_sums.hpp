@@ -99,9 +99,12 @@ class SumsWorkspace {
       return format_text("%s: wrote sums[%zu], past the end (%zu %ss)", describe(shape_).c_str(),
                          count + *past_end, count, name);
     }
-    const std::vector<double> got(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count));
-    const MatrixSums& sums = exact();
-    const Comparison result = compare(got, axis == SumAxis::rows ? sums.rows : sums.columns,
+    // Compared in T, not double: a poisoned (never written) T converted to
+    // double is an ordinary NaN and would no longer be recognised as unwritten.
+    // Rounding the exact sums to T moves them by far less than the tolerance.
+    const std::vector<T> got(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count));
+    const std::vector<double>& exact_sums = axis == SumAxis::rows ? exact().rows : exact().columns;
+    const Comparison result = compare(got, std::vector<T>(exact_sums.begin(), exact_sums.end()),
                                       summation_tolerance<T>(terms));
     if (result.ok()) return "";
     if (result.unwritten == count) {
