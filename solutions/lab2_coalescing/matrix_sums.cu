@@ -70,9 +70,6 @@ __global__ void row_sums_warp_per_row_kernel(const float* __restrict__ matrix, f
   if (row >= rows) return;  // the whole warp leaves together: the shuffles below need all 32 lanes
   const float* line = matrix + row * cols;
   float sum = 0.0f;
-  // Unrolled so each lane issues 4 loads before it waits for the first: more
-  // bytes in flight per thread, which float's 4-byte loads need to fill DRAM.
-#pragma unroll 4
   for (std::size_t c = lane; c < cols; c += kWarpSize) sum += line[c];
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane == 0) sums[row] = sum;

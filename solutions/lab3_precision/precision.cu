@@ -46,9 +46,6 @@ __global__ void row_sums_kernel(const real* __restrict__ matrix, real* __restric
   if (row >= rows) return;  // the whole warp leaves together: the shuffles need all 32 lanes
   const real* line = matrix + row * cols;
   real sum = 0;
-  // Unrolled so each lane issues 4 loads before it waits for the first: more
-  // bytes in flight per thread, which float's 4-byte loads need to fill DRAM.
-#pragma unroll 4
   for (std::size_t c = lane; c < cols; c += kWarpSize) sum += line[c];
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
   if (lane == 0) sums[row] = sum;
@@ -99,7 +96,6 @@ __global__ void row_sums_compensated_kernel(const float* __restrict__ matrix, fl
   if (row >= rows) return;
   const float* line = matrix + row * cols;
   Compensated total;
-#pragma unroll 4
   for (std::size_t c = lane; c < cols; c += kWarpSize) total.add(line[c]);
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     Compensated other;
