@@ -2,10 +2,12 @@
 
 #include "memlab/random.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace memlab {
 
@@ -28,18 +30,38 @@ Tolerance summation_tolerance(std::size_t terms, double magnitude) {
 template <typename T>
 MatrixSums random_matrix_sums(std::uint64_t seed, MatrixShape shape, double low, double high) {
   if (!(low < high)) throw std::invalid_argument("random_matrix_sums: need low < high");
+  // A 16384 x 16384 matrix takes seconds on one core, and graders ask for it
+  // often: each thread takes a band of rows and keeps its own column sums,
+  // which are added up at the end (in thread order, so the result does not
+  // depend on timing).
   std::vector<long double> rows(shape.rows, 0.0L);
-  std::vector<long double> columns(shape.cols, 0.0L);
-  for (std::size_t r = 0; r < shape.rows; ++r) {
-    for (std::size_t c = 0; c < shape.cols; ++c) {
-      const long double x = random_value<T>(seed, r * shape.cols + c, low, high);
-      rows[r] += x;
-      columns[c] += x;
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                      std::max<std::size_t>(1, shape.rows / 64));
+  std::vector<std::vector<long double>> band_columns(threads, std::vector<long double>(shape.cols, 0.0L));
+  const auto sum_band = [&](std::size_t band) {
+    std::vector<long double>& columns = band_columns[band];
+    for (std::size_t r = band; r < shape.rows; r += threads) {
+      long double row = 0.0L;
+      for (std::size_t c = 0; c < shape.cols; ++c) {
+        const long double x = random_value<T>(seed, r * shape.cols + c, low, high);
+        row += x;
+        columns[c] += x;
+      }
+      rows[r] = row;
     }
-  }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t band = 1; band < threads; ++band) workers.emplace_back(sum_band, band);
+  sum_band(0);
+  for (std::thread& worker : workers) worker.join();
   MatrixSums sums;
   sums.rows.assign(rows.begin(), rows.end());
-  sums.columns.assign(columns.begin(), columns.end());
+  sums.columns.assign(shape.cols, 0.0);
+  for (std::size_t c = 0; c < shape.cols; ++c) {
+    long double column = 0.0L;
+    for (const std::vector<long double>& band : band_columns) column += band[c];
+    sums.columns[c] = static_cast<double>(column);
+  }
   return sums;
 }
 

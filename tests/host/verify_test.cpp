@@ -208,3 +208,21 @@ TEST_CASE("random_matrix_sums: the sums of a 3 x 5 matrix, by row and by column"
     CHECK(sums.columns[c] == memlab::catch2::Approx(column).epsilon(1e-12));
   }
 }
+
+TEST_CASE("random_matrix_sums: a tall matrix summed on many threads gives every row and column", "[verify]") {
+  const memlab::MatrixShape shape{1000, 7};
+  const memlab::MatrixSums sums = memlab::random_matrix_sums<double>(5, shape);
+  const auto values = memlab::random_values<double>(shape.rows * shape.cols, 5);
+  std::vector<long double> columns(shape.cols, 0.0L);
+  for (std::size_t r = 0; r < shape.rows; ++r) {
+    long double row = 0.0L;
+    for (std::size_t c = 0; c < shape.cols; ++c) {
+      row += values[r * shape.cols + c];
+      columns[c] += values[r * shape.cols + c];
+    }
+    CHECK(sums.rows[r] == memlab::catch2::Approx(static_cast<double>(row)).epsilon(1e-14));
+  }
+  for (std::size_t c = 0; c < shape.cols; ++c) {
+    CHECK(sums.columns[c] == memlab::catch2::Approx(static_cast<double>(columns[c])).epsilon(1e-14));
+  }
+}
