@@ -36,8 +36,8 @@ struct ProfileColumn {
 };
 
 /// The main of a lab's profile program. Command line:
-///   --metrics                          print the metrics to collect (comma-separated) and exit
-///   --student <lib.so> --plan <file>   load the student's build and run @p body
+/// - `--metrics`: print the metrics to collect (comma-separated) and exit;
+/// - `--student LIB --plan FILE`: load the build LIB and run @p body, writing the plan to FILE.
 /// Writes the plan's columns, then calls @p body with the student's function
 /// table (exported as @p api_symbol) and the plan, to which body writes the
 /// title, groups and notes. Returns the exit code: 0, 1 (an error, printed),
