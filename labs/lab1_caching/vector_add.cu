@@ -10,6 +10,7 @@
 #include "lab1.cuh"
 
 #include <memlab/cuda_check.cuh>  // MEMLAB_CHECK(call), MEMLAB_CHECK_LAUNCH()
+#include <memlab/launch.cuh>      // memlab::multiprocessor_count(): the number of SMs
 #include <memlab/resources.cuh>   // memlab::Event: a CUDA event that frees itself
 
 #include <vector>

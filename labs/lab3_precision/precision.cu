@@ -10,6 +10,7 @@
 #include "lab3.cuh"
 
 #include <memlab/cuda_check.cuh>  // MEMLAB_CHECK(call), MEMLAB_CHECK_LAUNCH()
+#include <memlab/launch.cuh>      // memlab::multiprocessor_count(): the number of SMs
 
 namespace lab3 {
 

@@ -6,6 +6,7 @@
 #include "lab1.cuh"
 
 #include <memlab/cuda_check.cuh>
+#include <memlab/launch.cuh>
 #include <memlab/resources.cuh>
 
 #include <algorithm>
@@ -33,17 +34,6 @@ __global__ void vector_add_kernel(const float* __restrict__ a, const float* __re
   }
 }
 
-int multiprocessor_count() {
-  static const int count = [] {
-    int device = 0;
-    int sms = 0;
-    MEMLAB_CHECK(cudaGetDevice(&device));
-    MEMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
-
 }  // namespace
 
 void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
@@ -53,7 +43,7 @@ void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStr
   // elements for.
   const std::size_t blocks_for_n = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
   const auto blocks = static_cast<unsigned>(
-      std::min<std::size_t>(blocks_for_n, std::size_t{kBlocksPerSm} * multiprocessor_count()));
+      std::min<std::size_t>(blocks_for_n, std::size_t{kBlocksPerSm} * memlab::multiprocessor_count()));
   vector_add_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(a, b, c, n);
   MEMLAB_CHECK_LAUNCH();
 }

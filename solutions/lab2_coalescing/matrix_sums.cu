@@ -6,6 +6,7 @@
 #include "lab2.cuh"
 
 #include <memlab/cuda_check.cuh>
+#include <memlab/launch.cuh>
 
 #include <algorithm>
 
@@ -17,17 +18,6 @@ constexpr int kThreadsPerBlock = 256;
 constexpr int kWarpSize = 32;
 
 std::size_t blocks_for(std::size_t threads) { return (threads + kThreadsPerBlock - 1) / kThreadsPerBlock; }
-
-int multiprocessor_count() {
-  static const int count = [] {
-    int device = 0;
-    int sms = 0;
-    MEMLAB_CHECK(cudaGetDevice(&device));
-    MEMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
 
 // ---- Step 1: one thread per row or column -------------------------------
 
@@ -153,7 +143,7 @@ void column_sums(const float* matrix, float* sums, std::size_t rows, std::size_t
   // Aim for about 16 blocks per SM, two waves of the 8 that fit at once, so that
   // DRAM always has loads in flight; never chunks of fewer than 64 rows.
   const std::size_t column_tiles = (cols + kTileColumns - 1) / kTileColumns;
-  const std::size_t wanted_blocks = std::size_t{16} * multiprocessor_count();
+  const std::size_t wanted_blocks = std::size_t{16} * memlab::multiprocessor_count();
   const std::size_t chunks = std::clamp<std::size_t>(wanted_blocks / column_tiles, 1,
                                                      std::max<std::size_t>(1, rows / 64));
   const std::size_t rows_per_chunk = (rows + chunks - 1) / chunks;

@@ -6,6 +6,7 @@
 #include "lab3.cuh"
 
 #include <memlab/cuda_check.cuh>
+#include <memlab/launch.cuh>
 
 #include <algorithm>
 
@@ -17,17 +18,6 @@ constexpr int kThreadsPerBlock = 256;
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 constexpr unsigned kFullWarp = 0xffffffffu;
-
-int multiprocessor_count() {
-  static const int count = [] {
-    int device = 0;
-    int sms = 0;
-    MEMLAB_CHECK(cudaGetDevice(&device));
-    MEMLAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-  }();
-  return count;
-}
 
 std::size_t warp_per_row_blocks(std::size_t rows) { return (rows + kWarpsPerBlock - 1) / kWarpsPerBlock; }
 
@@ -134,7 +124,7 @@ void launch_polynomial(const real* x, real* y, std::size_t n, cudaStream_t strea
   if (n == 0) return;
   // Enough blocks for every SM's full share of threads, never more than n needs.
   const std::size_t blocks = std::min<std::size_t>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
-                                                   std::size_t{8} * multiprocessor_count());
+                                                   std::size_t{8} * memlab::multiprocessor_count());
   polynomial_kernel<real><<<blocks, kThreadsPerBlock, 0, stream>>>(x, y, n);
   MEMLAB_CHECK_LAUNCH();
 }
