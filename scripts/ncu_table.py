@@ -9,7 +9,7 @@ The plan file is written by a lab's profile program while it runs:
     ratio: <metric> / <metric> | <column title>   (a column computed from two metrics)
     group: <label>                                (one per group, in launch order)
     note: <a line printed after the tables>
-The program launches a marker kernel (common/memlab/profile_marker.cuh) before
+The program launches a marker kernel (common/memlab/profiling.cuh) before
 each group, so a group is whatever the student's code launched between two
 markers, one kernel or several. Kernels of the labs' own machinery (L2 flush,
 random fill) are left out.

@@ -138,9 +138,9 @@ Comparison compare(const std::vector<T>& got, const std::vector<T>& expected, To
 }
 
 template <typename T>
-std::optional<std::size_t> first_overwritten(const std::vector<T>& guard) {
-  for (std::size_t i = 0; i < guard.size(); ++i) {
-    if (!is_poison(guard[i])) return i;
+std::optional<std::size_t> first_overwritten(const std::vector<T>& values, std::size_t from) {
+  for (std::size_t i = from; i < values.size(); ++i) {
+    if (!is_poison(values[i])) return i - from;
   }
   return std::nullopt;
 }
@@ -157,8 +157,8 @@ template Comparison compare<float>(const std::vector<float>&, const std::vector<
                                    std::optional<MatrixShape>, std::size_t);
 template Comparison compare<double>(const std::vector<double>&, const std::vector<double>&,
                                     Tolerance, std::optional<MatrixShape>, std::size_t);
-template std::optional<std::size_t> first_overwritten<float>(const std::vector<float>&);
-template std::optional<std::size_t> first_overwritten<double>(const std::vector<double>&);
+template std::optional<std::size_t> first_overwritten<float>(const std::vector<float>&, std::size_t);
+template std::optional<std::size_t> first_overwritten<double>(const std::vector<double>&, std::size_t);
 template Tolerance summation_tolerance<float>(std::size_t, double);
 template Tolerance summation_tolerance<double>(std::size_t, double);
 template MatrixSums random_matrix_sums<float>(std::uint64_t, MatrixShape, double, double);

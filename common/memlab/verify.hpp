@@ -111,10 +111,15 @@ template <typename T>
 Comparison compare(const std::vector<T>& got, const std::vector<T>& expected, Tolerance tolerance,
                    std::optional<MatrixShape> shape = std::nullopt, std::size_t max_reported = 5);
 
-/// Index of the first element of @p guard that is no longer poisoned, if any.
-/// Used on a guard zone allocated past the end of an output to catch writes out of bounds.
+/// Elements allocated after the end of every output the graders check: a write
+/// there is out of bounds (see first_overwritten()).
+constexpr std::size_t kGuardElements = 256;
+
+/// Offset from @p from of the first element of @p values, at or after @p from,
+/// that is no longer poisoned, if any. Used on an output downloaded with its
+/// guard zone (@p from = the output's length) to catch writes out of bounds.
 template <typename T>
-std::optional<std::size_t> first_overwritten(const std::vector<T>& guard);
+std::optional<std::size_t> first_overwritten(const std::vector<T>& values, std::size_t from = 0);
 
 /// Values 0..@p count-1 of the random sequence @p seed (random.hpp), uniform
 /// between @p low and @p high: the same on every machine, and the same values

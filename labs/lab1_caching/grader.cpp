@@ -51,7 +51,6 @@ constexpr double kClearlyFaster = 1.15;
 constexpr double kNoSpeedup = 1.05;
 
 constexpr std::size_t kBytesPerElement = 3 * sizeof(float);  // a and b read, c written
-constexpr std::size_t kGuardElements = 256;  // after the end of c: any write there is out of bounds
 constexpr int kLaunches = 5;                 // the seed exercise's five launches in a row
 constexpr int kHoldMicroseconds = 1000;      // far longer than queueing five launches takes
 
@@ -74,9 +73,9 @@ std::size_t large_footprint() {
 class Arrays {
  public:
   Arrays(std::size_t capacity, std::uint64_t seed)
-      : a_(capacity + kGuardElements),
-        b_(capacity + kGuardElements),
-        c_(capacity + kGuardElements),
+      : a_(capacity + memlab::kGuardElements),
+        b_(capacity + memlab::kGuardElements),
+        c_(capacity + memlab::kGuardElements),
         seed_a_(seed),
         seed_b_(seed + 1) {
     memlab::fill_random(a_.data(), a_.size(), seed_a_, -1.0, 1.0, grading::stream());
@@ -84,7 +83,7 @@ class Arrays {
     MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
   }
 
-  std::size_t capacity() const { return c_.size() - kGuardElements; }
+  std::size_t capacity() const { return c_.size() - memlab::kGuardElements; }
   const float* a() const { return a_.data(); }
   const float* b() const { return b_.data(); }
   float* c() { return c_.data(); }
@@ -121,16 +120,14 @@ std::string check_vector_add(const lab1::Api& impl, std::size_t n) {
   MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
   MEMLAB_CHECK(cudaGetLastError());
 
-  std::vector<float> got = arr.c_buffer().to_host(n + kGuardElements, grading::stream());
-  const std::vector<float> guard(got.begin() + static_cast<std::ptrdiff_t>(n), got.end());
-  got.resize(n);
-  std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; ++i) expected[i] = arr.expected(i);
-
-  if (const auto past_end = memlab::first_overwritten(guard)) {
+  std::vector<float> got = arr.c_buffer().to_host(n + memlab::kGuardElements, grading::stream());
+  if (const auto past_end = memlab::first_overwritten(got, n)) {
     grading::hint("Every store needs the bound i < n: the last block usually has threads past the end.");
     return format_text("wrote c[%zu], past the end of c (n = %zu)", n + *past_end, n);
   }
+  got.resize(n);
+  std::vector<float> expected(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = arr.expected(i);
   const memlab::Comparison result = memlab::compare(got, expected, memlab::default_tolerance<float>());
   if (result.ok()) return "";
   if (result.unwritten == n) {
@@ -246,7 +243,7 @@ TEST_CASE("vector_add keeps up with the reference", "[step1][speed]") {
   grading::record_bandwidth(result, bytes);
   grading::measured(grading::bandwidth_text(bytes, result.student_ms),
                     grading::bandwidth_text(bytes, result.reference_ms), result.ratio);
-  if (!result.passed) FAIL("at " << memlab::format_bytes(bytes) << ", vector_add " << result.explain());
+  if (!result.passed()) FAIL("at " << memlab::format_bytes(bytes) << ", vector_add " << result.explain());
 }
 
 TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]") {

@@ -62,7 +62,7 @@ void check_speed(SumFunction sum, SumFunction reference_sum, SumAxis axis) {
   grading::record_bandwidth(result, bytes);
   grading::measured(grading::bandwidth_text(bytes, result.student_ms),
                     grading::bandwidth_text(bytes, result.reference_ms), result.ratio);
-  if (!result.passed) {
+  if (!result.passed()) {
     FAIL("on a " << grading::describe(shape) << " matrix (" << memlab::format_bytes(bytes) << "), your kernel "
                  << result.explain());
   }

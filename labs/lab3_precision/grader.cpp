@@ -50,7 +50,6 @@ constexpr MatrixShape kAccuracyShape = {64, 131072};  // 8.4 million values, abo
 // Step 3: as many elements as it takes for the polynomial to run a fraction of
 // a millisecond in float on a large GPU: launch overhead stays out of the ratio.
 constexpr std::size_t kPolynomialElements = std::size_t{1} << 24;
-constexpr std::size_t kGuardElements = 256;
 
 const lab3::Api& student() { return grading::student<lab3::Api>(); }
 const lab3::Api& reference() { return grading::reference<lab3::Api>(); }
@@ -90,8 +89,8 @@ std::string expected_compute_ratio_text() {
 // x: seeded random values in [-1, 1]; y: poisoned before every run; both with a guard zone.
 template <typename T>
 struct PolynomialData {
-  memlab::DeviceBuffer<T> x{kPolynomialElements + kGuardElements};
-  memlab::DeviceBuffer<T> y{kPolynomialElements + kGuardElements};
+  memlab::DeviceBuffer<T> x{kPolynomialElements + memlab::kGuardElements};
+  memlab::DeviceBuffer<T> y{kPolynomialElements + memlab::kGuardElements};
   std::uint64_t seed = grading::seed() + 7;
   PolynomialData() { memlab::fill_random(x.data(), x.size(), seed, -1.0, 1.0, grading::stream()); }
   T input(std::size_t i) const { return memlab::random_value<T>(seed, i, -1.0, 1.0); }
@@ -133,9 +132,8 @@ std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
   polynomial(data.x.data(), data.y.data(), n, grading::stream());
   MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
   MEMLAB_CHECK(cudaGetLastError());
-  const std::vector<T> all = data.y.to_host(n + kGuardElements, grading::stream());
-  const std::vector<T> guard(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
-  if (const auto past_end = memlab::first_overwritten(guard)) {
+  const std::vector<T> all = data.y.to_host(n + memlab::kGuardElements, grading::stream());
+  if (const auto past_end = memlab::first_overwritten(all, n)) {
     grading::hint("Threads with i >= n must not write.");
     return format_text("n = %zu: wrote y[%zu], past the end", n, n + *past_end);
   }
@@ -207,8 +205,8 @@ TEST_CASE("row sums in both types keep up with the reference", "[step1][speed]")
       "bandwidth-bound kernel's time follows its bytes, so about 2x on any GPU.",
       grading::describe(shape).c_str(), ratio, reference_ratio, memlab::format_bytes(double_bytes).c_str(),
       memlab::format_bytes(float_bytes).c_str()));
-  if (!in_float.passed) FAIL("float: your row sums " << in_float.explain());
-  if (!in_double.passed) FAIL("double: your row sums " << in_double.explain());
+  if (!in_float.passed()) FAIL("float: your row sums " << in_float.explain());
+  if (!in_double.passed()) FAIL("double: your row sums " << in_double.explain());
 }
 
 TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][accuracy]") {
@@ -318,6 +316,6 @@ TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][s
       "  Step 1's bandwidth-bound sums take about 2x on every GPU; this ratio is the GPU's FP64 rate.",
       n, 2 * lab3::kPolynomialDegree, 2.0 * lab3::kPolynomialDegree / (2 * sizeof(float)), ratio,
       reference_ratio, expected_compute_ratio_text().c_str()));
-  if (!in_float.passed) FAIL("float: your polynomial " << in_float.explain());
-  if (!in_double.passed) FAIL("double: your polynomial " << in_double.explain());
+  if (!in_float.passed()) FAIL("float: your polynomial " << in_float.explain());
+  if (!in_double.passed()) FAIL("double: your polynomial " << in_double.explain());
 }

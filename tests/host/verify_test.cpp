@@ -106,6 +106,15 @@ TEST_CASE("a write into the guard zone past the end is found", "[verify]") {
   CHECK(*memlab::first_overwritten(guard) == 3);
 }
 
+TEST_CASE("a write past an output's end is found in the output downloaded with its guard zone", "[verify]") {
+  std::vector<float> output_and_guard(4 + 8, poisoned<float>());
+  for (int i = 0; i < 4; ++i) output_and_guard[i] = 1.0f;  // the output itself, written
+  CHECK_FALSE(memlab::first_overwritten(output_and_guard, 4).has_value());
+  output_and_guard[4 + 5] = 2.0f;
+  REQUIRE(memlab::first_overwritten(output_and_guard, 4).has_value());
+  CHECK(*memlab::first_overwritten(output_and_guard, 4) == 5);  // counted from the end of the output
+}
+
 TEST_CASE("random inputs repeat for a seed, differ between seeds and are never constant", "[verify]") {
   const auto a = memlab::random_values<float>(1000, 42, -1.0, 1.0);
   CHECK(a == memlab::random_values<float>(1000, 42, -1.0, 1.0));

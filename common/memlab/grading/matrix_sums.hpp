@@ -56,9 +56,6 @@ inline MatrixShape timing_shape() {
 template <typename T>
 class SumsWorkspace {
  public:
-  /// Elements after the matrix and after the sums: a write there is out of bounds.
-  static constexpr std::size_t kGuardElements = 256;
-
   /// Makes the matrix @p shape (new random values only if the shape changed).
   void prepare(MatrixShape shape) {
     if (!matrix_ || shape.rows != shape_.rows || shape.cols != shape_.cols) {
@@ -94,8 +91,7 @@ class SumsWorkspace {
     MEMLAB_CHECK(cudaGetLastError());
 
     const std::vector<T> all = sums_->to_host(count + kGuardElements, stream());
-    const std::vector<T> guard(all.begin() + static_cast<std::ptrdiff_t>(count), all.end());
-    if (const auto past_end = first_overwritten(guard)) {
+    if (const auto past_end = first_overwritten(all, count)) {
       hint(format_text("Threads past the last %s must not write: compare the index with the number of %ss "
                        "before the store.", name, name));
       return format_text("%s: wrote sums[%zu], past the end (%zu %ss)", describe(shape_).c_str(),

@@ -22,7 +22,6 @@ SpeedComparison compare_speed(const Work& student, const Work& reference, double
     last = timer().compare(student, reference, {kWarmups, kPairs, Cache::cold});
     return last.median_ratio;
   });
-  result.passed = verdict.passed;
   result.best_ratio = verdict.best();
   result.attempts = static_cast<int>(verdict.attempts.size());
   result.student_ms = median(last.a_ms);

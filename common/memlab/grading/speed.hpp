@@ -13,7 +13,6 @@ namespace memlab::grading {
 /// Outcome of compare_speed().
 struct SpeedComparison {
   double limit = 0.0;         ///< the largest student/reference time ratio that passes
-  bool passed = false;        ///< some attempt measured a ratio within the limit
   double best_ratio = 0.0;    ///< the smallest ratio over the attempts
   double student_ms = 0.0;    ///< median time of the student's work, last attempt
   double reference_ms = 0.0;  ///< median time of the reference's work, last attempt
@@ -21,7 +20,9 @@ struct SpeedComparison {
   std::size_t pairs = 0;      ///< interleaved pairs per attempt
   int attempts = 0;           ///< 1, or 2 when the first attempt was over the limit
 
-  /// "took 1.40x the reference's time (median of 21 interleaved pairs, twice); the limit is 1.25x"
+  /// Some attempt measured a ratio within the limit.
+  bool passed() const { return best_ratio <= limit; }
+  /// "took 1.40x the reference's time (median of 21 interleaved pairs, measured twice); the limit is 1.25x"
   std::string explain() const;
 };
 
