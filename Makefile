@@ -27,6 +27,7 @@ help:
 	@echo "Students"
 	@echo "  make lab1            build labs/lab1_*/ and check every step (STEP=2: steps 1..2 only)"
 	@echo "  make lab1-profile    the lab's Nsight Compute measurements, explained (REFERENCE=1: of the reference)"
+	@echo "  make lab5-sanitize   check the lab's shared-memory kernels for races (compute-sanitizer racecheck)"
 	@echo "  make test            the project's whole test suite (GPU tests skip without a GPU)"
 	@echo "Instructors and developers"
 	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
@@ -52,6 +53,9 @@ build: configure
 
 lab%-profile: configure FORCE
 	@LAB_BUILD=$(if $(REFERENCE),reference,student) scripts/profile.sh lab$*
+
+lab%-sanitize: configure FORCE
+	@LAB_BUILD=$(if $(REFERENCE),reference,student) scripts/sanitize.sh lab$*
 
 lab%: configure FORCE
 	@scripts/bootstrap.sh --plots || echo "(continuing: the lab runs without plots)"

@@ -7,6 +7,8 @@
 # and the reference build side by side (see common/memlab/grading/plugin.hpp).
 
 set(MEMLAB_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/ExpectVerdicts.cmake")
+set(MEMLAB_FORBIDDEN_HEADERS "${CMAKE_CURRENT_LIST_DIR}/forbidden")
+set(MEMLAB_SANITIZE_SCRIPT "${PROJECT_SOURCE_DIR}/scripts/sanitize.sh")
 
 # memlab_add_lab_build(<target> <lab> <source>): a build of <lab> from <source>.
 function(memlab_add_lab_build target lab source)
@@ -15,6 +17,15 @@ function(memlab_add_lab_build target lab source)
   add_library(${target} MODULE "${source}" "${table}")
   target_include_directories(${target} PRIVATE "${lab_dir}")
   target_link_libraries(${target} PRIVATE memlab::headers)
+  # Libraries the lab forbids: their headers are replaced by ones that stop the
+  # compile with the reason. --no-undefined: every name the build uses must come
+  # from what it is linked with, never from the grader that loads it (which has
+  # cuBLAS, the yardstick, linked in).
+  get_property(forbidden GLOBAL PROPERTY memlab_${lab}_forbidden)
+  foreach(library IN LISTS forbidden)
+    target_include_directories(${target} BEFORE PRIVATE "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+  endforeach()
+  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   set_target_properties(${target} PROPERTIES
     LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}"
     CUDA_VISIBILITY_PRESET hidden   # only the table is exported
@@ -51,13 +62,44 @@ function(memlab_add_grader_test lab name build)
     RESOURCE_LOCK gpu)   # one grader at a time: timings must not share the GPU
 endfunction()
 
+# memlab_add_sanitize_test(<lab> <name> <build target> EXPECT clean|hazards)
+# A GPU test: run the lab's sanitize program on <build target> under
+# compute-sanitizer racecheck; skipped without a GPU.
+function(memlab_add_sanitize_test lab name build)
+  cmake_parse_arguments(PARSE_ARGV 3 T "" "EXPECT" "")
+  if(T_EXPECT STREQUAL "clean")
+    set(pass "RACECHECK SUMMARY: 0 hazards")
+  elseif(T_EXPECT STREQUAL "hazards")
+    set(pass "RACECHECK SUMMARY: [1-9][0-9]* hazards")
+  else()
+    message(FATAL_ERROR "sanitize test ${lab}.${name}: EXPECT clean or EXPECT hazards")
+  endif()
+  add_test(NAME ${lab}.sanitize_${name}
+    COMMAND "${MEMLAB_SANITIZE_SCRIPT}" --program $<TARGET_FILE:${lab}_sanitize> --library $<TARGET_FILE:${build}>)
+  set_tests_properties(${lab}.sanitize_${name} PROPERTIES
+    LABELS gpu
+    PASS_REGULAR_EXPRESSION "${pass}"
+    SKIP_REGULAR_EXPRESSION "MEMLAB_SKIP_NO_GPU"
+    RESOURCE_LOCK gpu)
+endfunction()
+
 # memlab_add_lab(NAME <lab> SKELETON <file> SOLUTION <file> TABLE <file> GRADER <file>
-#                [PROFILE <file>] [SKELETON_FAILS <check id>...])
+#                [PROFILE <file>] [SANITIZE <file>] [FORBID <library>...] [SKELETON_FAILS <check id>...])
 # PROFILE: a program that runs the student's build for `make <lab>-profile`.
+# SANITIZE: a program that runs the student's shared-memory kernels on small
+#   inputs, for `make <lab>-sanitize` (compute-sanitizer racecheck).
+# FORBID: libraries a build of the lab may not use (a folder of cmake/forbidden/ each).
 # SKELETON_FAILS: the checks the shipped skeleton must fail (default step1.correct).
 function(memlab_add_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE" "SKELETON_FAILS")
+  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE;SANITIZE"
+                        "SKELETON_FAILS;FORBID")
   set(lab ${LAB_NAME})
+  foreach(library IN LISTS LAB_FORBID)
+    if(NOT IS_DIRECTORY "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+      message(FATAL_ERROR "${lab}: FORBID ${library}: there is no ${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY memlab_${lab}_forbidden "${LAB_FORBID}")
   set_property(GLOBAL PROPERTY memlab_${lab}_dir "${CMAKE_CURRENT_SOURCE_DIR}")
   set_property(GLOBAL PROPERTY memlab_${lab}_table "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_TABLE}")
   set_property(GLOBAL PROPERTY memlab_${lab}_solution "${LAB_SOLUTION}")
@@ -70,6 +112,10 @@ function(memlab_add_lab)
 
   if(LAB_PROFILE)
     memlab_add_lab_program(${lab}_profile ${lab} "${LAB_PROFILE}" memlab::cuda)
+  endif()
+  if(LAB_SANITIZE)
+    memlab_add_lab_program(${lab}_sanitize ${lab} "${LAB_SANITIZE}" memlab::cuda)
+    memlab_add_sanitize_test(${lab} reference_is_race_free ${lab}_reference EXPECT clean)
   endif()
 
   # `cmake --build build --target lab1` builds what `make lab1` runs, and nothing else.
@@ -94,14 +140,18 @@ function(memlab_add_lab)
   memlab_add_grader_test(${lab} shipped_skeleton_fails_step1 ${lab}_student EXPECT ${LAB_SKELETON_FAILS})
 endfunction()
 
-# memlab_add_mutant(LAB <lab> NAME <name> FIND <text> REPLACE <text> EXPECT <id=verdict>...)
+# memlab_add_mutant(LAB <lab> NAME <name> FIND <text> REPLACE <text>
+#                   EXPECT <id=verdict>... [SANITIZE clean|hazards] | BUILD_FAILS <regex>)
 #
 # A wrong or slow variant of the reference solution: the reference with one
 # piece of text, which must occur exactly once, replaced. The grader must reach
 # the verdicts in EXPECT. Deriving variants from the reference keeps them
 # honest: each differs from a passing solution by exactly the mistake it names.
+# SANITIZE: also run the lab's sanitize program on it, expecting that outcome.
+# BUILD_FAILS: the variant must not build, with a message matching <regex>
+#   (a forbidden library, say); a host test, since building needs no GPU.
 function(memlab_add_mutant)
-  cmake_parse_arguments(PARSE_ARGV 0 M "" "LAB;NAME;FIND;REPLACE" "EXPECT")
+  cmake_parse_arguments(PARSE_ARGV 0 M "" "LAB;NAME;FIND;REPLACE;SANITIZE;BUILD_FAILS" "EXPECT")
   get_property(solution GLOBAL PROPERTY memlab_${M_LAB}_solution)
   if(NOT solution)
     message(FATAL_ERROR "mutant ${M_LAB}.${M_NAME}: no lab ${M_LAB} (memlab_add_lab must come first)")
@@ -120,6 +170,18 @@ function(memlab_add_mutant)
   configure_file("${mutant}.new" "${mutant}" COPYONLY)  # rewritten only when it changes
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${solution}")
 
-  memlab_add_lab_build(${M_LAB}_mutant_${M_NAME} ${M_LAB} "${mutant}")
-  memlab_add_grader_test(${M_LAB} mutant_${M_NAME} ${M_LAB}_mutant_${M_NAME} EXPECT ${M_EXPECT})
+  set(target ${M_LAB}_mutant_${M_NAME})
+  memlab_add_lab_build(${target} ${M_LAB} "${mutant}")
+  if(M_BUILD_FAILS)
+    set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+    add_test(NAME ${M_LAB}.mutant_${M_NAME}_is_rejected
+      COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target ${target})
+    set_tests_properties(${M_LAB}.mutant_${M_NAME}_is_rejected PROPERTIES
+      LABELS host PASS_REGULAR_EXPRESSION "${M_BUILD_FAILS}")
+    return()
+  endif()
+  memlab_add_grader_test(${M_LAB} mutant_${M_NAME} ${target} EXPECT ${M_EXPECT})
+  if(M_SANITIZE)
+    memlab_add_sanitize_test(${M_LAB} mutant_${M_NAME} ${target} EXPECT ${M_SANITIZE})
+  endif()
 endfunction()

@@ -19,6 +19,28 @@ void mark_profile_group(cudaStream_t stream) {
   MEMLAB_CHECK_LAUNCH();
 }
 
+namespace {
+
+// Loads the build at @p library and calls @p body with its table, turning a
+// missing GPU and any error into the programs' exit codes.
+int with_lab_build(const std::string& program, const std::string& library, const std::string& api_symbol,
+                   const std::function<void(const void* api)>& body) {
+  if (const auto why = why_no_gpu()) {
+    std::cerr << program << " needs an NVIDIA GPU: " << *why << "\n";
+    return 77;
+  }
+  try {
+    const grading::Plugin build(library);
+    body(build.symbol(api_symbol));
+  } catch (const std::exception& error) {
+    std::cerr << program << ": " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_profile_program(int argc, char** argv, const std::string& api_symbol,
                         const std::vector<ProfileColumn>& columns,
                         const std::function<void(const void* api, std::ostream& plan)>& body) {
@@ -45,12 +67,7 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
     std::cerr << "usage: " << program << " --student <lib.so> --plan <file> | --metrics\n";
     return 2;
   }
-  if (const auto why = why_no_gpu()) {
-    std::cerr << program << " needs an NVIDIA GPU: " << *why << "\n";
-    return 77;
-  }
-  try {
-    const grading::Plugin student(student_path);
+  return with_lab_build(program, student_path, api_symbol, [&](const void* api) {
     std::ofstream plan(plan_path);
     if (!plan) throw std::runtime_error("cannot write " + plan_path);
     for (const ProfileColumn& column : columns) {
@@ -60,12 +77,22 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
         plan << "ratio: " << column.metric << " / " << column.denominator << " | " << column.title << "\n";
       }
     }
-    body(student.symbol(api_symbol), plan);
-  } catch (const std::exception& error) {
-    std::cerr << program << ": " << error.what() << "\n";
-    return 1;
+    body(api, plan);
+  });
+}
+
+int run_sanitize_program(int argc, char** argv, const std::string& api_symbol,
+                         const std::function<void(const void* api)>& body) {
+  const std::string program = argc > 0 ? argv[0] : "sanitize";
+  if (argc != 3 || std::strcmp(argv[1], "--student") != 0) {
+    std::cerr << "usage: " << program << " --student <lib.so>\n";
+    return 2;
   }
-  return 0;
+  return with_lab_build(program, argv[2], api_symbol, [&](const void* api) {
+    body(api);
+    MEMLAB_CHECK(cudaDeviceSynchronize());
+    std::cout << program << ": done\n";
+  });
 }
 
 }  // namespace memlab

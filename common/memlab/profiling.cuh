@@ -1,5 +1,6 @@
 /// @file profiling.cuh
-/// @brief What a lab's profile program (`make labN-profile`) is made of.
+/// @brief What a lab's profile program (`make labN-profile`) and sanitize
+/// program (`make labN-sanitize`) are made of.
 ///
 /// scripts/profile.sh runs the program under Nsight Compute; the program runs
 /// the student's functions and writes a plan (columns, groups, notes) that
@@ -45,5 +46,13 @@ struct ProfileColumn {
 int run_profile_program(int argc, char** argv, const std::string& api_symbol,
                         const std::vector<ProfileColumn>& columns,
                         const std::function<void(const void* api, std::ostream& plan)>& body);
+
+/// The main of a lab's sanitize program, which scripts/sanitize.sh runs under
+/// compute-sanitizer racecheck: `--student LIB` loads the build LIB and calls
+/// @p body with its function table; body runs the lab's shared-memory kernels
+/// once each on small, awkward sizes. Returns the exit code: 0, 1 (an error,
+/// printed), 2 (bad usage) or 77 (no GPU).
+int run_sanitize_program(int argc, char** argv, const std::string& api_symbol,
+                         const std::function<void(const void* api)>& body);
 
 }  // namespace memlab

@@ -1,0 +1,85 @@
+/// @file lab4.cuh
+/// @brief Lab 4, naive vs shared-memory tiled matrix multiply: the functions
+/// you write in matmul.cu, which the grader calls.
+///
+/// Every matrix is square, width x width floats, row-major: element (r, c) is
+/// m[r * width + c]. Every multiply computes c = a x b, writes all of c and
+/// nothing past it, enqueues its work on @p stream and returns without waiting.
+/// Widths go up to 16384 (so r * width + c fits in an int).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace lab4 {
+
+/// Step 1: one thread per element of c, on a 2D grid of 2D blocks; each thread
+/// reads its row of a and its column of b straight from global memory.
+void matmul_naive(const float* a, const float* b, float* c, int width, cudaStream_t stream);
+
+/// Steps 2 and 3: the tile width of matmul_tiled, fixed when the file is compiled.
+constexpr int kTileWidth = 16;
+
+/// Step 2: one kTileWidth x kTileWidth block per tile of c; the block copies a
+/// tile of a and a tile of b into shared memory per phase, and each thread reads
+/// its kTileWidth products from there. Step 3: correct for any width.
+void matmul_tiled(const float* a, const float* b, float* c, int width, cudaStream_t stream);
+
+/// Step 4: the tile width for @p device: the largest of 32, 16 and 8 for which
+/// a tile_width x tile_width block is allowed (device.maxThreadsPerBlock) and
+/// two tile_width x tile_width float tiles fit in the shared memory a block may
+/// use (device.sharedMemPerBlock); 0 if none is.
+int choose_tile_width(const cudaDeviceProp& device);
+
+/// Step 4: matmul_tiled with the tile width given at run time (8, 16 or 32):
+/// the tiles live in one `extern __shared__` array sized by the launch's third
+/// parameter.
+void matmul_dynamic(const float* a, const float* b, float* c, int width, int tile_width, cudaStream_t stream);
+
+/// Step 5: the tiled kernels in seed_bugs.cuh, each with one mistake from the
+/// course material this lab was built from.
+enum class SeedBug {
+  plus_for_times,              ///< adds a's element to b's instead of multiplying
+  phases_by_integer_division,  ///< the phase count is width / kTileWidth, rounded down
+  no_zero_fill,                ///< out-of-range tile elements are skipped, not set to 0
+  unguarded_store,             ///< every thread writes c, even outside the matrix
+  no_barrier_after_loading,    ///< the first __syncthreads() is missing
+  no_barrier_after_computing,  ///< the second __syncthreads() is missing
+};
+
+/// Step 5: what catches a bug for certain.
+enum class Detector {
+  step2_check,  ///< the grader's step 2 check: wrong even when width is a multiple of the tile
+  step3_check,  ///< the grader's step 3 check: right at multiples of the tile, wrong at other widths
+  racecheck,    ///< compute-sanitizer racecheck: a race, which the checks catch only when timing lets it show
+};
+
+/// Step 5: your answer for each bug: which detector catches it for certain.
+Detector caught_by(SeedBug bug);
+
+/// Step 6 (stretch): the tile of c that one block of matmul_fast computes.
+struct BlockTile {
+  int rows = 0;  ///< rows of c per block
+  int cols = 0;  ///< columns of c per block
+};
+
+/// Step 6 (stretch): a faster multiply: each thread computes several elements
+/// of c from values it holds in registers (thread coarsening, register tiling).
+void matmul_fast(const float* a, const float* b, float* c, int width, cudaStream_t stream);
+
+/// Step 6: the block tile matmul_fast uses (for the roofline plot: a block that
+/// computes rows x cols elements of c reads rows + cols floats per step of k).
+BlockTile fast_block_tile();
+
+/// The grader reaches the functions above through this table, exported by
+/// every build of the lab under the name memlab_lab4_api. You do not need to touch it.
+struct Api {
+  decltype(&lab4::matmul_naive) matmul_naive;              ///< step 1
+  decltype(&lab4::matmul_tiled) matmul_tiled;              ///< steps 2 and 3
+  decltype(&lab4::choose_tile_width) choose_tile_width;    ///< step 4
+  decltype(&lab4::matmul_dynamic) matmul_dynamic;          ///< step 4
+  decltype(&lab4::caught_by) caught_by;                    ///< step 5
+  decltype(&lab4::matmul_fast) matmul_fast;                ///< step 6
+  decltype(&lab4::fast_block_tile) fast_block_tile;        ///< step 6
+};
+
+}  // namespace lab4

@@ -1,0 +1,324 @@
+// Lab 5 grader: checks gemv.cu step by step, beside the reference solution,
+// on this machine's GPU, with cuBLAS DGEMV as the yardstick. Run it through
+// `make lab5`.
+//
+// Every threshold below was chosen from measurements or from the error bounds
+// of the arithmetic; docs/measurements/lab4-5.md has the runs and the reasoning.
+
+#include "lab5.cuh"
+
+#include <memlab/cuda_check.cuh>
+#include <memlab/device_random.cuh>
+#include <memlab/grading/catch2.hpp>
+#include <memlab/grading/cublas.hpp>
+#include <memlab/grading/grader.hpp>
+#include <memlab/grading/speed.hpp>
+#include <memlab/parallel.hpp>
+#include <memlab/random.hpp>
+#include <memlab/report.hpp>
+#include <memlab/resources.cuh>
+#include <memlab/stats.hpp>
+#include <memlab/verify.hpp>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <map>
+#include <memory>
+#include <utility>
+
+namespace grading = memlab::grading;
+using memlab::format_text;
+using memlab::MatrixShape;
+
+const grading::LabInfo grading::lab = {"lab5", "GEMV with shared memory, row- vs column-major", 4,
+                                       "labs/lab5_gemv/README.md", "memlab_lab5_api"};
+
+namespace {
+
+// Every timing check: the student's GEMV may take at most this many times the
+// reference's time (median of 21 interleaved pairs, L2 flushed before each run,
+// measured again once before failing).
+constexpr double kSpeedLimit = 1.25;
+
+// y = alpha A x + beta y with both scalars unlike 1 and 0, so that leaving
+// either out is wrong.
+constexpr double kAlpha = 0.75;
+constexpr double kBeta = -0.5;
+
+const std::vector<MatrixShape> kShapes = {{1, 1},     {1, 1000},    {1000, 1},    {37, 1000},
+                                          {1000, 37}, {129, 4097},  {4097, 129},  {3000, 3001}};
+
+const lab5::Api& student() { return grading::student<lab5::Api>(); }
+const lab5::Api& reference() { return grading::reference<lab5::Api>(); }
+
+// The seed's size, N = 20000 (3.2 GB per copy of A), where it fits twice in a
+// quarter of the GPU's memory; smaller on smaller GPUs.
+MatrixShape timing_shape() {
+  const double fits = std::sqrt(static_cast<double>(grading::device().global_memory_bytes) / 4 / 2 / sizeof(double));
+  const auto side = static_cast<std::size_t>(std::min(20000.0, std::floor(fits / 256) * 256));
+  return {side, side};
+}
+
+std::string describe(MatrixShape shape) { return format_text("%zu x %zu", shape.rows, shape.cols); }
+
+// ---- The problem and its answer -------------------------------------------------
+
+// A in both layouts, x and y, on the GPU; every array followed by a guard zone
+// of NaNs (poison), so that reading past an end spoils the result and writing
+// past y's end shows. The exact answer is computed on the CPU in long double.
+class GemvProblem {
+ public:
+  explicit GemvProblem(MatrixShape shape)
+      : shape_(shape),
+        count_(shape.rows * shape.cols),
+        row_major_(count_ + memlab::kGuardElements),
+        column_major_(count_ + memlab::kGuardElements),
+        x_(shape.cols + memlab::kGuardElements),
+        y_(shape.rows + memlab::kGuardElements) {
+    const cudaStream_t s = grading::stream();
+    for (auto* buffer : {&row_major_, &column_major_, &x_}) buffer->fill_bytes(memlab::kPoisonByte, s);
+    memlab::fill_random(row_major_.data(), count_, seed(kMatrix), -1.0, 1.0, s);
+    memlab::fill_random(x_.data(), shape.cols, seed(kX), -1.0, 1.0, s);
+    // The column-major copy is the same matrix, transposed by cuBLAS: to cuBLAS
+    // (column-major) the row-major array is A^T, cols x rows.
+    const double one = 1.0;
+    const double zero = 0.0;
+    const cublasHandle_t handle = grading::cublas_handle();
+    grading::check_cublas(cublasSetStream(handle, s), "cublasSetStream");
+    grading::check_cublas(cublasDgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(shape.rows), int(shape.cols), &one,
+                                      row_major_.data(), int(shape.cols), &zero, column_major_.data(),
+                                      int(shape.rows), column_major_.data(), int(shape.rows)),
+                          "cublasDgeam (transposing A)");
+    y_start_ = memlab::random_values<double>(shape.rows, seed(kY));
+    compute_expected();
+  }
+
+  MatrixShape shape() const { return shape_; }
+  const double* matrix(lab5::Layout layout) const {
+    return layout == lab5::Layout::row_major ? row_major_.data() : column_major_.data();
+  }
+  const double* x() const { return x_.data(); }
+  double* y() { return y_.data(); }
+  /// Bytes a GEMV must move: A and x read once, y read and written.
+  double bytes() const { return sizeof(double) * (double(count_) + double(shape_.cols) + 2.0 * double(shape_.rows)); }
+
+  /// Runs @p gemv on A in @p layout from the starting y; "" if y is right.
+  std::string check(lab5::Gemv gemv, lab5::Layout layout) {
+    const cudaStream_t s = grading::stream();
+    y_.fill_bytes(memlab::kPoisonByte, s);
+    y_.upload(y_start_, s);
+    gemv(shape_.rows, shape_.cols, kAlpha, matrix(layout), x_.data(), kBeta, y_.data(), s);
+    MEMLAB_CHECK(cudaStreamSynchronize(s));
+    MEMLAB_CHECK(cudaGetLastError());
+    const std::vector<double> all = y_.to_host(y_.size(), s);
+    if (const auto past_end = memlab::first_overwritten(all, shape_.rows)) {
+      grading::hint("Threads past the last row must not write y.");
+      return format_text("%s: wrote y[%zu], past the end", describe(shape_).c_str(), shape_.rows + *past_end);
+    }
+    const std::vector<double> got(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shape_.rows));
+    // Each y is kAlpha times a sum of cols products in [-1, 1] with mean zero,
+    // plus kBeta times y: summation_tolerance's bound, scaled, plus a rounding.
+    memlab::Tolerance tolerance = memlab::summation_tolerance<double>(shape_.cols, std::fabs(kAlpha));
+    tolerance.absolute += 4 * std::numeric_limits<double>::epsilon();
+    const memlab::Comparison result = memlab::compare(got, expected_, tolerance);
+    return result.ok() ? "" : describe(shape_) + ": " + result.describe("y");
+  }
+
+  /// GPU work that runs @p gemv on A in @p layout (for timing; y changes each run).
+  memlab::Work work(lab5::Gemv gemv, lab5::Layout layout) {
+    return [this, gemv, layout](cudaStream_t s) {
+      gemv(shape_.rows, shape_.cols, kAlpha, matrix(layout), x_.data(), kBeta, y_.data(), s);
+    };
+  }
+
+ private:
+  enum Input : std::uint64_t { kMatrix = 1, kX = 2, kY = 3 };
+  static std::uint64_t seed(Input input) { return grading::seed() * 4 + input; }
+
+  void compute_expected() {
+    expected_.assign(shape_.rows, 0.0);
+    const std::vector<double> x = memlab::random_values<double>(shape_.cols, seed(kX));
+    memlab::parallel_for(shape_.rows, [&](std::size_t r) {
+      long double sum = 0.0L;
+      for (std::size_t c = 0; c < shape_.cols; ++c) {
+        sum += static_cast<long double>(memlab::random_value<double>(seed(kMatrix), r * shape_.cols + c, -1.0, 1.0)) * x[c];
+      }
+      expected_[r] = static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y_start_[r]));
+    });
+  }
+
+  MatrixShape shape_;
+  std::size_t count_;
+  memlab::DeviceBuffer<double> row_major_, column_major_, x_, y_;
+  std::vector<double> y_start_;
+  std::vector<double> expected_;
+};
+
+// One problem per shape, kept for the grader's run; the timing one stays, the
+// small ones are cheap.
+GemvProblem& problem(MatrixShape shape) {
+  static std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<GemvProblem>> problems;
+  auto& slot = problems[{shape.rows, shape.cols}];
+  if (!slot) slot = std::make_unique<GemvProblem>(shape);
+  return *slot;
+}
+
+std::string check_shapes(lab5::Gemv gemv, lab5::Layout layout) {
+  for (MatrixShape shape : kShapes) {
+    std::string found = problem(shape).check(gemv, layout);
+    if (!found.empty()) return found;
+  }
+  return "";
+}
+
+const char* layout_name(lab5::Layout layout) {
+  return layout == lab5::Layout::row_major ? "row-major" : "column-major";
+}
+
+// Checks both GEMVs at the timing shape, then times the student's against the reference's.
+grading::SpeedComparison time_against_reference(lab5::Gemv mine, lab5::Layout my_layout, lab5::Gemv theirs,
+                                                lab5::Layout their_layout) {
+  GemvProblem& p = problem(timing_shape());
+  const std::string found = p.check(mine, my_layout);
+  if (!found.empty()) throw std::runtime_error("wrong at the timing size: " + found);
+  const grading::SpeedComparison result =
+      grading::compare_speed(p.work(mine, my_layout), p.work(theirs, their_layout), kSpeedLimit);
+  grading::record_bandwidth(result, p.bytes());
+  grading::measured(grading::bandwidth_text(p.bytes(), result.student_ms),
+                    grading::bandwidth_text(p.bytes(), result.reference_ms), result.ratio);
+  return result;
+}
+
+// Median time of @p work alone (L2 flushed before each run).
+double milliseconds(const memlab::Work& work) { return memlab::median(grading::timer().samples_ms(work, {2, 15})); }
+
+// cuBLAS DGEMV on A in either layout. A row-major array is A^T to cuBLAS
+// (column-major), so y = A x is the transposed product of it.
+void dgemv(bool row_major, std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
+           double beta, double* y, cudaStream_t s) {
+  const cublasHandle_t handle = grading::cublas_handle();
+  grading::check_cublas(cublasSetStream(handle, s), "cublasSetStream");
+  const cublasStatus_t status =
+      row_major ? cublasDgemv(handle, CUBLAS_OP_T, int(cols), int(rows), &alpha, a, int(cols), x, 1, &beta, y, 1)
+                : cublasDgemv(handle, CUBLAS_OP_N, int(rows), int(cols), &alpha, a, int(rows), x, 1, &beta, y, 1);
+  grading::check_cublas(status, "cublasDgemv");
+}
+
+void cublas_row_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x, double beta,
+                      double* y, cudaStream_t s) {
+  dgemv(true, rows, cols, alpha, a, x, beta, y, s);
+}
+
+void cublas_column_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
+                         double beta, double* y, cudaStream_t s) {
+  dgemv(false, rows, cols, alpha, a, x, beta, y, s);
+}
+
+lab5::Gemv cublas_dgemv(lab5::Layout layout) {
+  return layout == lab5::Layout::row_major ? &cublas_row_major : &cublas_column_major;
+}
+
+}  // namespace
+
+TEST_CASE("one thread per row on a row-major matrix is correct for any shape", "[step1][correct]") {
+  grading::hint("Thread r computes row r: sum over c of a[r * cols + c] * x[c], then "
+                "y[r] = alpha * sum + beta * y[r]. Launch enough threads for every row; the rest return.");
+  const std::string found = check_shapes(student().gemv_row_major, lab5::Layout::row_major);
+  if (!found.empty()) FAIL(found);
+  grading::measured(format_text("%zu shapes", kShapes.size()));
+}
+
+TEST_CASE("one thread per row on a column-major matrix is correct for any shape", "[step2][correct]") {
+  grading::hint("Column-major: element (r, c) is a[c * rows + r].");
+  const std::string found = check_shapes(student().gemv_column_major, lab5::Layout::column_major);
+  if (!found.empty()) FAIL(found);
+  grading::measured(format_text("%zu shapes", kShapes.size()));
+}
+
+TEST_CASE("one thread per row on a column-major matrix keeps up with the reference", "[step2][speed]") {
+  grading::require_step(1);
+  grading::hint("One thread per row, and at each step of c a warp reads 32 consecutive elements of column c.");
+  const lab5::Layout column = lab5::Layout::column_major;
+  const grading::SpeedComparison result =
+      time_against_reference(student().gemv_column_major, column, reference().gemv_column_major, column);
+  GemvProblem& p = problem(timing_shape());
+  const double row_major_ms = milliseconds(p.work(student().gemv_row_major, lab5::Layout::row_major));
+  grading::value("row_major_gbps", memlab::gigabytes_per_second(p.bytes(), row_major_ms));
+  grading::value("column_over_row_major_speedup", row_major_ms / result.student_ms);
+  grading::note(format_text(
+      "Step 2 at %s: one thread per row reached %s on the row-major matrix (step 1) and %s on the\n"
+      "  column-major one: %.2fx. The row-major warp asks for 32 sectors per load and uses 8 bytes of each;\n"
+      "  the column-major warp asks for 8 and uses all of them. Yet one thread per row is only %zu threads,\n"
+      "  %.0f per SM: too few loads in flight to keep DRAM busy, whichever the layout (step 4).",
+      describe(p.shape()).c_str(), grading::bandwidth_text(p.bytes(), row_major_ms).c_str(),
+      grading::bandwidth_text(p.bytes(), result.student_ms).c_str(), row_major_ms / result.student_ms,
+      p.shape().rows, double(p.shape().rows) / grading::device().sm_count));
+  if (!result.passed()) FAIL("your column-major GEMV " << result.explain());
+}
+
+TEST_CASE("x through shared memory is correct for any shape", "[step3][correct]") {
+  grading::require_step(2);
+  grading::hint("Every thread of the block, even past the last row, loads one element of the window (0 past "
+                "the end of x) and reaches both __syncthreads(); only the inner loop and the store of y "
+                "check the row. The last window is shorter: stop at cols.");
+  const std::string found = check_shapes(student().gemv_shared_x, lab5::Layout::column_major);
+  if (!found.empty()) FAIL(found);
+  grading::measured(format_text("%zu shapes", kShapes.size()));
+}
+
+TEST_CASE("x through shared memory keeps up with the reference", "[step3][speed]") {
+  grading::require_step(2);
+  grading::hint("One window load per thread per block width of columns, two barriers per window, and the "
+                "same coalesced reads of A as step 2.");
+  const lab5::Layout column = lab5::Layout::column_major;
+  const grading::SpeedComparison result =
+      time_against_reference(student().gemv_shared_x, column, reference().gemv_shared_x, column);
+  GemvProblem& p = problem(timing_shape());
+  const double plain_ms = milliseconds(p.work(student().gemv_column_major, column));
+  grading::value("shared_over_plain_time_ratio", result.student_ms / plain_ms);
+  grading::note(format_text(
+      "Step 3 at %s: with x in shared memory your GEMV took %.2fx the time of your step 2 GEMV, which\n"
+      "  reads x straight from global memory (%s against %s). x is %s; L1 and L2 already hold it after\n"
+      "  the first warps have read it, so the window saves no DRAM traffic, and its barriers cost a little.\n"
+      "  Shared memory pays when each loaded value is used many times by different threads: lab 4's tiles.",
+      describe(p.shape()).c_str(), result.student_ms / plain_ms,
+      grading::bandwidth_text(p.bytes(), result.student_ms).c_str(), grading::bandwidth_text(p.bytes(), plain_ms).c_str(),
+      memlab::format_bytes(double(p.shape().cols) * sizeof(double)).c_str()));
+  if (!result.passed()) FAIL("your shared-x GEMV " << result.explain());
+}
+
+TEST_CASE("the fast GEMV is correct for any shape", "[step4][correct]") {
+  grading::hint("With a warp per row, the whole warp must stay for the shuffles: return per warp, not per "
+                "thread. With the columns split, add the partial sums of a row (shared memory, or atomicAdd "
+                "after scaling y by beta once).");
+  const lab5::Layout layout = student().fast_layout();
+  const std::string found = check_shapes(student().gemv_fast, layout);
+  if (!found.empty()) FAIL(format_text("(%s) ", layout_name(layout)) << found);
+  grading::measured(format_text("%zu shapes, %s", kShapes.size(), layout_name(layout)));
+}
+
+TEST_CASE("the fast GEMV keeps up with the reference and with cuBLAS", "[step4][speed]") {
+  grading::require_step(2);
+  grading::hint("Give every row many threads: a warp per row with coalesced loads (row-major), or several "
+                "threads per row, each taking a slice of the columns (column-major).");
+  const lab5::Layout layout = student().fast_layout();
+  const lab5::Layout reference_layout = reference().fast_layout();
+  const grading::SpeedComparison result =
+      time_against_reference(student().gemv_fast, layout, reference().gemv_fast, reference_layout);
+  GemvProblem& p = problem(timing_shape());
+  const double cublas_ms = milliseconds(p.work(cublas_dgemv(layout), layout));
+  const double reference_cublas_ms =
+      layout == reference_layout ? cublas_ms : milliseconds(p.work(cublas_dgemv(reference_layout), reference_layout));
+  grading::value("share_of_cublas", cublas_ms / result.student_ms);
+  grading::value("reference_share_of_cublas", reference_cublas_ms / result.reference_ms);
+  grading::value("cublas_gbps", memlab::gigabytes_per_second(p.bytes(), cublas_ms));
+  grading::note(format_text(
+      "Step 4 at %s (%s): your fast GEMV reached %s, %.0f%% of cuBLAS DGEMV on the same layout\n"
+      "  (%s; the reference, %s: %.0f%% of cuBLAS). A GEMV reads each element of A once and does 2 FLOPs\n"
+      "  with it: 0.25 FLOP per byte, so the copy bandwidth is its ceiling, for cuBLAS too.",
+      describe(p.shape()).c_str(), layout_name(layout), grading::bandwidth_text(p.bytes(), result.student_ms).c_str(),
+      100 * cublas_ms / result.student_ms, grading::bandwidth_text(p.bytes(), cublas_ms).c_str(),
+      layout_name(reference_layout), 100 * reference_cublas_ms / result.reference_ms));
+  if (!result.passed()) FAIL("your fast GEMV " << result.explain());
+}

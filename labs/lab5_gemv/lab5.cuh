@@ -1,0 +1,61 @@
+/// @file lab5.cuh
+/// @brief Lab 5, GEMV with shared memory, row- vs column-major: the functions
+/// you write in gemv.cu, which the grader calls.
+///
+/// Every function computes y = alpha * A x + beta * y in double, for a matrix A
+/// of rows x cols, x of cols elements and y of rows elements: y is read, then
+/// overwritten. Where A is row-major, element (r, c) is a[r * cols + c]; where
+/// it is column-major, a[c * rows + r]. Every function enqueues its work on
+/// @p stream and returns without waiting, and writes y[0..rows-1] and nothing else.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace lab5 {
+
+/// The signature of every GEMV in this lab.
+using Gemv = void (*)(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
+                      double beta, double* y, cudaStream_t stream);
+
+/// Step 1: one thread per row, A row-major.
+void gemv_row_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
+                    double beta, double* y, cudaStream_t stream);
+
+/// Step 2: one thread per row, A column-major.
+void gemv_column_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
+                       double beta, double* y, cudaStream_t stream);
+
+/// Step 3: one thread per row, A column-major, x read through a window in
+/// shared memory that slides along it, one block's worth at a time. Correct
+/// for any rows and cols, multiples of the block size or not.
+void gemv_shared_x(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
+                   double beta, double* y, cudaStream_t stream);
+
+/// Step 4: how A is laid out for gemv_fast.
+enum class Layout {
+  row_major,    ///< a[r * cols + c]
+  column_major  ///< a[c * rows + r]
+};
+
+/// Step 4: the layout your gemv_fast takes.
+Layout fast_layout();
+
+/// Step 4: a GEMV with enough threads to keep DRAM busy (a warp per row,
+/// or the columns split among several threads per row), A laid out as
+/// fast_layout() says. May launch several kernels.
+void gemv_fast(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x, double beta,
+               double* y, cudaStream_t stream);
+
+/// The grader reaches the functions above through this table, exported by
+/// every build of the lab under the name memlab_lab5_api. You do not need to touch it.
+struct Api {
+  Gemv gemv_row_major;                          ///< step 1
+  Gemv gemv_column_major;                       ///< step 2
+  Gemv gemv_shared_x;                           ///< step 3
+  decltype(&lab5::fast_layout) fast_layout;     ///< step 4
+  Gemv gemv_fast;                               ///< step 4
+};
+
+}  // namespace lab5
