@@ -43,7 +43,7 @@ fi
 
 echo "Running $program under compute-sanitizer --tool racecheck (a minute at most)"
 status=0
-"$sanitizer" --tool racecheck --racecheck-report hazard --error-exitcode 1 \
+"$sanitizer" --tool racecheck --racecheck-report hazard --print-limit 20 --error-exitcode 1 \
   "$program" --student "$library" || status=$?
 if [ "$status" -eq 0 ]; then
   echo "No races: every shared-memory word is written and read with a barrier between."

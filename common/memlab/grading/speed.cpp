@@ -31,6 +31,8 @@ SpeedComparison compare_speed(const Work& student, const Work& reference, double
   return result;
 }
 
+double median_milliseconds(const Work& work) { return median(timer().samples_ms(work, {2, 15, Cache::cold})); }
+
 void record_bandwidth(const SpeedComparison& result, double bytes, const std::string& prefix) {
   const double copy = ceilings().copy_gbps;
   const double student_gbps = gigabytes_per_second(bytes, result.student_ms);

@@ -32,6 +32,11 @@ struct SpeedComparison {
 /// (judge_with_rerun), so one disturbed measurement does not fail a student.
 SpeedComparison compare_speed(const Work& student, const Work& reference, double limit);
 
+/// Median milliseconds of @p work alone on the grader's stream (two warm-ups,
+/// then 15 runs, L2 flushed before each): for figures a check reports beside
+/// its verdict, such as a library's time or the student's earlier step.
+double median_milliseconds(const Work& work);
+
 /// For work that moves @p bytes: records the named values student_gbps,
 /// reference_gbps, reference_share_of_copy, copy_gbps, time_ratio and attempts
 /// (each name preceded by @p prefix) in the running check.
