@@ -6,29 +6,16 @@ first (cold) launch and the later (warm) ones, with the L2 size marked.
 
 Writes l2_sweep.png beside the CSV, which the grader writes in step 3.
 """
-import csv
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from measurement_csv import read_measurements  # noqa: E402
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402
-
-
-def read_sweep(path):
-    facts, rows = {}, []
-    with open(path) as f:
-        lines = []
-        for line in f:
-            if line.startswith("#"):
-                key, _, value = line[1:].partition(":")
-                facts[key.strip()] = value.strip()
-            else:
-                lines.append(line)
-    for row in csv.DictReader(lines):
-        rows.append({k: float(v) for k, v in row.items()})
-    return facts, rows
 
 
 def main():
@@ -37,7 +24,8 @@ def main():
     if not os.path.exists(path):
         print(f"No plot yet: {path} is written once step 3 passes.")
         return 0
-    facts, rows = read_sweep(path)
+    facts, table = read_measurements(path)
+    rows = [{k: float(v) for k, v in row.items()} for row in table]
     l2_mb = float(facts["l2_bytes"]) / 1e6
     mb = [r["footprint_bytes"] / 1e6 for r in rows]
 

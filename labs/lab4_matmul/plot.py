@@ -7,26 +7,16 @@ roofs measured on this GPU: the copy bandwidth (sloped) and the FP32 ceiling (fl
 
 Writes roofline.png beside the CSV, which the grader rewrites after every timed step.
 """
-import csv
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from measurement_csv import read_measurements  # noqa: E402
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402
-
-
-def read_points(path):
-    facts, lines = {}, []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                key, _, value = line[1:].partition(":")
-                facts[key.strip()] = value.strip()
-            else:
-                lines.append(line)
-    return facts, list(csv.DictReader(lines))
 
 
 def main():
@@ -35,7 +25,7 @@ def main():
     if not os.path.exists(path):
         print(f"No roofline yet: {path} is written once a timed step has run.")
         return 0
-    facts, rows = read_points(path)
+    facts, rows = read_measurements(path)
     bandwidth = float(facts["copy_gbps"])
     peak = float(facts["fp32_gflops"])
     ridge = peak / bandwidth
