@@ -65,6 +65,11 @@ struct MatrixShape {
   std::size_t cols = 0;  ///< number of columns (elements per row)
 };
 
+/// "1000 x 37": @p shape for people, rows first.
+inline std::string describe(MatrixShape shape) {
+  return std::to_string(shape.rows) + " x " + std::to_string(shape.cols);
+}
+
 /// Exact sums of a matrix: one per row and one per column.
 struct MatrixSums {
   std::vector<double> rows;     ///< rows[r] = sum over c of element (r, c)

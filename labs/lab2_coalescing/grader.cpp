@@ -46,7 +46,7 @@ const std::vector<MatrixShape> kStep3Shapes = {{1, 1},     {1, 1000},   {1000, 1
 void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes) {
   const std::string problem = grading::check_sums_on_shapes(sum, axis, shapes);
   if (!problem.empty()) FAIL(problem);
-  grading::measured(format_text("%zu shapes, 1 x 1 to %s", shapes.size(), grading::describe(shapes.back()).c_str()));
+  grading::measured(format_text("%zu shapes, 1 x 1 to %s", shapes.size(), memlab::describe(shapes.back()).c_str()));
 }
 
 // Times the student's `sum` against the reference's at the timing shape and
@@ -63,7 +63,7 @@ void check_speed(SumFunction sum, SumFunction reference_sum, SumAxis axis) {
   grading::measured(grading::bandwidth_text(bytes, result.student_ms),
                     grading::bandwidth_text(bytes, result.reference_ms), result.ratio);
   if (!result.passed()) {
-    FAIL("on a " << grading::describe(shape) << " matrix (" << memlab::format_bytes(bytes) << "), your kernel "
+    FAIL("on a " << memlab::describe(shape) << " matrix (" << memlab::format_bytes(bytes) << "), your kernel "
                  << result.explain());
   }
 }
@@ -101,7 +101,7 @@ TEST_CASE("sectors per request are counted right for each access pattern", "[ste
   const double copy = grading::ceilings().copy_gbps;
   std::ostringstream note;
   note << format_text("Step 2: your step 1 kernels on a %s matrix (%s), L2 flushed before each run, median of 15\n",
-                      grading::describe(shape).c_str(), memlab::format_bytes(bytes).c_str())
+                      memlab::describe(shape).c_str(), memlab::format_bytes(bytes).c_str())
        << "  kernel                           time   bandwidth  % of copy  sectors/request (yours)\n";
   const std::pair<const char*, std::pair<SumFunction, lab2::Access>> kernels[] = {
       {"row_sums_thread_per_row", {student().row_sums_thread_per_row, lab2::Access::row_per_thread}},

@@ -203,7 +203,7 @@ TEST_CASE("row sums in both types keep up with the reference", "[step1][speed]")
       "Step 1: on a %s matrix, your double row sums took %.2fx the time of your float ones (the reference: "
       "%.2fx).\n  The double matrix is %s, the float one %s: twice the bytes through the same DRAM. A "
       "bandwidth-bound kernel's time follows its bytes, so about 2x on any GPU.",
-      grading::describe(shape).c_str(), ratio, reference_ratio, memlab::format_bytes(double_bytes).c_str(),
+      memlab::describe(shape).c_str(), ratio, reference_ratio, memlab::format_bytes(double_bytes).c_str(),
       memlab::format_bytes(float_bytes).c_str()));
   if (!in_float.passed()) FAIL("float: your row sums " << in_float.explain());
   if (!in_double.passed()) FAIL("double: your row sums " << in_double.explain());

@@ -28,6 +28,7 @@
 #include <utility>
 
 namespace grading = memlab::grading;
+using memlab::describe;
 using memlab::format_text;
 using memlab::MatrixShape;
 
@@ -59,8 +60,6 @@ MatrixShape timing_shape() {
   const auto side = static_cast<std::size_t>(std::min(20000.0, std::floor(fits / 256) * 256));
   return {side, side};
 }
-
-std::string describe(MatrixShape shape) { return format_text("%zu x %zu", shape.rows, shape.cols); }
 
 // ---- The problem and its answer -------------------------------------------------
 

@@ -235,3 +235,7 @@ TEST_CASE("random_matrix_sums: a tall matrix summed on many threads gives every 
     CHECK(sums.columns[c] == memlab::catch2::Approx(static_cast<double>(columns[c])).epsilon(1e-14));
   }
 }
+
+TEST_CASE("a matrix shape reads rows first", "[verify]") {
+  REQUIRE(memlab::describe(memlab::MatrixShape{1000, 37}) == "1000 x 37");
+}

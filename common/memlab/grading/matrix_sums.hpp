@@ -32,9 +32,6 @@ enum class SumAxis {
 template <typename T>
 using MatrixSumFunction = void (*)(const T*, T*, std::size_t, std::size_t, cudaStream_t);
 
-/// "1000 x 37"
-inline std::string describe(MatrixShape shape) { return format_text("%zu x %zu", shape.rows, shape.cols); }
-
 /// The square shape of the labs' timing checks: at least 8x L2 of float, so
 /// every run streams the matrix from DRAM, and at least 16384 x 16384 (1 GiB),
 /// so a warp-per-row kernel has enough rows for whole waves of blocks (on an
