@@ -20,7 +20,7 @@ CMAKE_ARGS += $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
 LABS := $(sort $(foreach dir,$(wildcard labs/lab*_*/),$(firstword $(subst _, ,$(notdir $(dir:/=))))))
 STAMP := $(BUILD)/.configured
 
-.PHONY: help bootstrap configure build test gpu-check docs clean carry-deps FORCE
+.PHONY: help bootstrap configure build test gpu-check grade docs clean carry-deps FORCE
 FORCE:
 
 help:
@@ -30,6 +30,8 @@ help:
 	@echo "  make lab5-sanitize   check the lab's shared-memory kernels for races (compute-sanitizer racecheck)"
 	@echo "  make test            the project's whole test suite (GPU tests skip without a GPU)"
 	@echo "Instructors and developers"
+	@echo "  make grade LAB=N SUBMISSIONS=DIR OUT=DIR   grade a class's submissions of lab N"
+	@echo "                       (POINTS=file, RESUME=1, SANITIZE=1; grader/grade.py --help for more)"
 	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
 	@echo "  make docs            HTML documentation into $(BUILD)/docs/html"
 	@echo "  make bootstrap       install missing packages (Debian/Ubuntu)"
@@ -66,6 +68,12 @@ test: build
 
 gpu-check: configure
 	@REPEAT=$(REPEAT) TESTS='$(TESTS)' JOBS=$(JOBS) scripts/gpu-check.sh $(BUILD)
+
+# The instructors' grader (grader/README.md). GRADE_ARGS passes any other option of grader/grade.py.
+grade: configure FORCE
+	$(if $(and $(LAB),$(SUBMISSIONS),$(OUT)),,$(error usage: make grade LAB=N SUBMISSIONS=DIR OUT=DIR [POINTS=file] [RESUME=1] [SANITIZE=1]))
+	@python3 grader/grade.py --lab '$(LAB)' --submissions '$(SUBMISSIONS)' --out '$(OUT)' --build '$(BUILD)' \
+	  --jobs $(JOBS) $(if $(POINTS),--points '$(POINTS)') $(if $(RESUME),--resume) $(if $(SANITIZE),--sanitize) $(GRADE_ARGS)
 
 # Doxygen may have been installed after the first configure: look for it again.
 docs: configure

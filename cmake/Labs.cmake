@@ -9,21 +9,26 @@
 set(MEMLAB_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/ExpectVerdicts.cmake")
 set(MEMLAB_FORBIDDEN_HEADERS "${CMAKE_CURRENT_LIST_DIR}/forbidden")
 set(MEMLAB_SANITIZE_SCRIPT "${PROJECT_SOURCE_DIR}/scripts/sanitize.sh")
+# Libraries a lab can forbid. The instructors' grader finds their use in the
+# source (grader/memlab_grader/scan.py); cuBLAS, whose names are linked rather
+# than header-only, also has stand-in headers that stop a lab build.
+set(MEMLAB_FORBIDDABLE cublas thrust cub)
 
 # memlab_add_lab_build(<target> <lab> <source>): a build of <lab> from <source>.
 function(memlab_add_lab_build target lab source)
-  get_property(table GLOBAL PROPERTY memlab_${lab}_table)
   get_property(lab_dir GLOBAL PROPERTY memlab_${lab}_dir)
-  add_library(${target} MODULE "${source}" "${table}")
+  add_library(${target} MODULE "${source}" $<TARGET_OBJECTS:${lab}_table>)
   target_include_directories(${target} PRIVATE "${lab_dir}")
   target_link_libraries(${target} PRIVATE memlab::headers)
-  # Libraries the lab forbids: their headers are replaced by ones that stop the
-  # compile with the reason. --no-undefined: every name the build uses must come
+  # Libraries the lab forbids: where cmake/forbidden/ has stand-ins, their
+  # headers are replaced by ones that stop the compile with the reason. --no-undefined: every name the build uses must come
   # from what it is linked with, never from the grader that loads it (which has
   # cuBLAS, the yardstick, linked in).
   get_property(forbidden GLOBAL PROPERTY memlab_${lab}_forbidden)
   foreach(library IN LISTS forbidden)
-    target_include_directories(${target} BEFORE PRIVATE "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+    if(IS_DIRECTORY "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+      target_include_directories(${target} BEFORE PRIVATE "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+    endif()
   endforeach()
   target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   set_target_properties(${target} PROPERTIES
@@ -83,26 +88,72 @@ function(memlab_add_sanitize_test lab name build)
     RESOURCE_LOCK gpu)
 endfunction()
 
+# memlab_add_grading_kit(<lab> <skeleton file name> <forbidden libraries>)
+# What the instructors' grader (grader/grade.py) needs to compile a student's
+# file exactly as the lab's own builds are compiled, and to grade it with the
+# pristine grader and reference: build/grading/<lab>/kit.json. The flags come
+# from the student build's own properties, so the two cannot drift apart.
+function(memlab_add_grading_kit lab skeleton forbidden)
+  get_property(lab_dir GLOBAL PROPERTY memlab_${lab}_dir)
+  get_property(solution GLOBAL PROPERTY memlab_${lab}_solution)
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+  separate_arguments(flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
+  list(APPEND flags "-std=c++${CMAKE_CUDA_STANDARD}" "-Xcompiler=-fPIC" "-Xcompiler=-fvisibility=hidden")
+  set(student ${lab}_student)
+  string(JOIN "\",\"" flags_json ${flags})
+  string(JOIN "\",\"" forbid_json ${forbidden})
+  set(includes "$<JOIN:$<TARGET_PROPERTY:${student},INCLUDE_DIRECTORIES>,\",\">")
+  find_program(MEMLAB_COMPUTE_SANITIZER compute-sanitizer
+    HINTS "${CUDAToolkit_BIN_DIR}" "$ENV{CUDA_HOME}/bin" /usr/local/cuda/bin)
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grading/${lab}/kit.json" CONTENT "{
+  \"lab\": \"${lab}\",
+  \"version\": \"${PROJECT_VERSION}\",
+  \"source_dir\": \"${PROJECT_SOURCE_DIR}\",
+  \"lab_dir\": \"${lab_dir}\",
+  \"skeleton\": \"${skeleton}\",
+  \"reference_source\": \"${solution}\",
+  \"grader\": \"$<TARGET_FILE:${lab}_grader>\",
+  \"reference\": \"$<TARGET_FILE:${lab}_reference>\",
+  \"table_objects\": [\"$<JOIN:$<TARGET_OBJECTS:${lab}_table>,\",\">\"],
+  \"compiler\": \"${CMAKE_CUDA_COMPILER}\",
+  \"compile_flags\": [\"${flags_json}\"],
+  \"architectures\": \"$<TARGET_PROPERTY:${student},CUDA_ARCHITECTURES>\",
+  \"include_dirs\": [\"${includes}\"],
+  \"link_flags\": [\"-shared\", \"-cudart=shared\", \"-Xlinker=--no-undefined\"],
+  \"forbid\": [$<$<BOOL:${forbidden}>:\"${forbid_json}\">],
+  \"points\": \"${PROJECT_SOURCE_DIR}/grader/points/${lab}.txt\",
+  \"compute_sanitizer\": \"$<$<BOOL:${MEMLAB_COMPUTE_SANITIZER}>:${MEMLAB_COMPUTE_SANITIZER}>\"
+}
+")
+  add_custom_target(${lab}_grading DEPENDS ${lab}_grader ${lab}_reference ${lab}_table)
+endfunction()
+
 # memlab_add_lab(NAME <lab> SKELETON <file> SOLUTION <file> TABLE <file> GRADER <file>
 #                [PROFILE <file>] [SANITIZE <file>] [FORBID <library>...] [SKELETON_FAILS <check id>...])
 # PROFILE: a program that runs the student's build for `make <lab>-profile`.
 # SANITIZE: a program that runs the student's shared-memory kernels on small
 #   inputs, for `make <lab>-sanitize` (compute-sanitizer racecheck).
-# FORBID: libraries a build of the lab may not use (a folder of cmake/forbidden/ each).
+# FORBID: libraries a build of the lab may not use (of MEMLAB_FORBIDDABLE).
 # SKELETON_FAILS: the checks the shipped skeleton must fail (default step1.correct).
 function(memlab_add_lab)
   cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE;SANITIZE"
                         "SKELETON_FAILS;FORBID")
   set(lab ${LAB_NAME})
   foreach(library IN LISTS LAB_FORBID)
-    if(NOT IS_DIRECTORY "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
-      message(FATAL_ERROR "${lab}: FORBID ${library}: there is no ${MEMLAB_FORBIDDEN_HEADERS}/${library}")
+    if(NOT library IN_LIST MEMLAB_FORBIDDABLE)
+      message(FATAL_ERROR "${lab}: FORBID ${library}: a lab can forbid ${MEMLAB_FORBIDDABLE}")
     endif()
   endforeach()
   set_property(GLOBAL PROPERTY memlab_${lab}_forbidden "${LAB_FORBID}")
   set_property(GLOBAL PROPERTY memlab_${lab}_dir "${CMAKE_CURRENT_SOURCE_DIR}")
-  set_property(GLOBAL PROPERTY memlab_${lab}_table "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_TABLE}")
   set_property(GLOBAL PROPERTY memlab_${lab}_solution "${LAB_SOLUTION}")
+
+  # The table is compiled once; every build of the lab (and every submission the
+  # instructors' grader compiles) links the same object.
+  add_library(${lab}_table OBJECT "${LAB_TABLE}")
+  target_include_directories(${lab}_table PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(${lab}_table PRIVATE memlab::headers)
+  set_target_properties(${lab}_table PROPERTIES CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden)
 
   memlab_add_lab_build(${lab}_student ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
   memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
@@ -121,6 +172,8 @@ function(memlab_add_lab)
   # `cmake --build build --target lab1` builds what `make lab1` runs, and nothing else.
   add_custom_target(${lab})
   add_dependencies(${lab} ${lab}_grader ${lab}_student ${lab}_reference)
+
+  memlab_add_grading_kit(${lab} "${LAB_SKELETON}" "${LAB_FORBID}")
 
   # The grader's own input checks, which run before it looks for a GPU.
   add_test(NAME ${lab}.grader_requires_a_student_build COMMAND ${lab}_grader)

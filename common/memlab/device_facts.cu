@@ -53,6 +53,19 @@ std::optional<std::string> why_no_gpu() {
   return std::nullopt;
 }
 
+GpuHealth probe_gpu_health() {
+  GpuHealth health;
+  const cudaError_t first = cudaDeviceSynchronize();
+  cudaGetLastError();
+  // An ordinary error is cleared by cudaGetLastError; a sticky one is returned again.
+  if (first != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) {
+    health.lost_context = std::string(cudaGetErrorString(first)) + " (" + cudaGetErrorName(first) + ")";
+    return health;
+  }
+  if (cudaMemGetInfo(&health.free_bytes, &health.total_bytes) != cudaSuccess) cudaGetLastError();
+  return health;
+}
+
 DeviceFacts query_device(int device) {
   if (device < 0) MEMLAB_CHECK(cudaGetDevice(&device));
   DeviceFacts f;

@@ -44,6 +44,19 @@ struct DeviceFacts {
 /// nothing if one can. Never throws: it is the first thing a grader asks.
 std::optional<std::string> why_no_gpu();
 
+/// The state of the GPU context between two checks.
+struct GpuHealth {
+  std::string lost_context;     ///< the sticky error that ended the context ("" while it works)
+  std::size_t free_bytes = 0;   ///< device memory free now
+  std::size_t total_bytes = 0;  ///< device memory in all
+};
+
+/// Waits for the device, clears an ordinary pending error (so it cannot fail
+/// the next check), and tells whether the context still works and how much
+/// memory is free. A sticky error (an illegal address, a trap) ends the
+/// context for good: every later CUDA call in the process returns it. Never throws.
+GpuHealth probe_gpu_health();
+
 /// Facts about @p device (the current device by default). Throws CudaError.
 DeviceFacts query_device(int device = -1);
 

@@ -231,16 +231,37 @@ void write_json(std::ostream& out, const LabReport& report) {
     json.end_object();
   }
   json.end_array();
+  json.key("running");
+  if (report.running.empty()) {
+    json.null();
+  } else {
+    json.value(report.running);
+  }
+  json.field("complete", report.complete);
+  json.key("gpu_trouble");
+  if (report.gpu_trouble) {
+    json.begin_object();
+    json.field("kind", report.gpu_trouble->kind);
+    json.field("check", report.gpu_trouble->check);
+    json.field("message", report.gpu_trouble->message);
+    json.end_object();
+  } else {
+    json.null();
+  }
   json.end_object();
   out << '\n';
 }
 
-void write_json_file(const std::string& path, const LabReport& report) {
+namespace {
+// Into a temporary file beside @p path, then renamed: a reader (or a grader
+// killed half-way) never leaves half a file.
+template <typename Write>
+void write_file_atomically(const std::string& path, Write write) {
   const std::string temporary = path + ".partial";
   {
     std::ofstream file(temporary, std::ios::trunc);
     if (!file) throw std::runtime_error("cannot write " + temporary);
-    write_json(file, report);
+    write(file);
     file.flush();
     if (!file) throw std::runtime_error("writing " + temporary + " failed");
   }
@@ -248,6 +269,15 @@ void write_json_file(const std::string& path, const LabReport& report) {
     std::remove(temporary.c_str());
     throw std::runtime_error("cannot rename " + temporary + " to " + path);
   }
+}
+}  // namespace
+
+void write_json_file(const std::string& path, const LabReport& report) {
+  write_file_atomically(path, [&](std::ostream& out) { write_json(out, report); });
+}
+
+void write_report_file(const std::string& path, const LabReport& report) {
+  write_file_atomically(path, [&](std::ostream& out) { print_report(out, report, {false, 100}); });
 }
 
 }  // namespace memlab

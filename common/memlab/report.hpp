@@ -42,6 +42,14 @@ struct CheckResult {
   double seconds = 0.0;         ///< how long the check took
 };
 
+/// Something that went wrong with the GPU itself during a check, as opposed to
+/// a wrong answer: the instructors' grader names it in the student's row.
+struct GpuTrouble {
+  std::string kind;     ///< "context_lost" (a sticky error such as an illegal address) or "memory_exhausted"
+  std::string check;    ///< the check after which it was found
+  std::string message;  ///< for people: the CUDA error, or how much memory was left
+};
+
 /// A lab run: the checks in the order they ran, and facts about the machine.
 struct LabReport {
   std::string lab;             ///< short name, e.g. "lab1"
@@ -51,6 +59,9 @@ struct LabReport {
   int steps_requested = 0;     ///< steps 1..steps_requested were checked
   std::vector<std::pair<std::string, std::string>> facts;  ///< e.g. {"GPU", "NVIDIA H200"}
   std::vector<CheckResult> checks;  ///< the checks that ran, in order
+  std::string running;         ///< id of the check in progress when written ("" between checks)
+  bool complete = false;       ///< every requested check ran (false in a file left by a crash or a kill)
+  std::optional<GpuTrouble> gpu_trouble;  ///< the first GPU trouble found after a check, if any
 
   /// The verdict of step @p step: pass if it had checks and all passed,
   /// not_checked if none ran, blocked if all that ran were blocked, else fail.
@@ -82,5 +93,8 @@ void write_json(std::ostream& out, const LabReport& report);
 /// it, then renamed, so a reader never sees half a file. Throws
 /// std::runtime_error if the file cannot be written.
 void write_json_file(const std::string& path, const LabReport& report);
+
+/// Writes print_report()'s text (no colours) to @p path, atomically like write_json_file().
+void write_report_file(const std::string& path, const LabReport& report);
 
 }  // namespace memlab

@@ -225,7 +225,7 @@ TEST_CASE("vector_add is correct for any n", "[step1][correct]") {
   grading::measured(format_text("%zu sizes, 1 to %zu", sizes.size(), big));
 }
 
-TEST_CASE("vector_add keeps up with the reference", "[step1][speed]") {
+TEST_CASE("vector_add keeps up with the reference", "[step1][speed][timing]") {
   grading::hint("A kernel this simple is limited by DRAM bandwidth only if enough threads run: "
                 "launch enough blocks to fill every SM (thousands of threads per SM in flight).");
   const std::size_t n = elements_for(large_footprint());
@@ -246,7 +246,7 @@ TEST_CASE("vector_add keeps up with the reference", "[step1][speed]") {
   if (!result.passed()) FAIL("at " << memlab::format_bytes(bytes) << ", vector_add " << result.explain());
 }
 
-TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]") {
+TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer][timing]") {
   grading::require_step(1);
   grading::hint("For each launch: record a start event, launch, record a stop event. Record them all "
                 "first and wait once, for the last stop event: waiting between launches leaves the GPU "
@@ -301,7 +301,7 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer]")
   }
 }
 
-TEST_CASE("the footprints straddle the L2 size", "[step3][footprints]") {
+TEST_CASE("the footprints straddle the L2 size", "[step3][footprints][timing]") {
   grading::require_step(2);
   grading::hint("Return at least two footprints between L2/8 and L2/2 and at least two of 2 x L2 "
                 "or more, each at most a quarter of the GPU's memory.");
@@ -352,7 +352,7 @@ TEST_CASE("the footprints straddle the L2 size", "[step3][footprints]") {
   grading::measured(format_text("%d below, %d above L2", below, above));
 }
 
-TEST_CASE("the prediction matches the measurement", "[step4][prediction]") {
+TEST_CASE("the prediction matches the measurement", "[step4][prediction][timing]") {
   grading::require_step(3);
   grading::hint("Compare the footprint with the L2 size: what fits in L2 is still there when the "
                 "next launch starts; what does not is evicted before it is read again.");

@@ -135,7 +135,7 @@ TEST_CASE("coalesced row sums are correct for any shape", "[step3][rows]") {
   check_shapes(student().row_sums, SumAxis::rows, kStep3Shapes);
 }
 
-TEST_CASE("coalesced row sums keep up with the reference", "[step3][rows_speed]") {
+TEST_CASE("coalesced row sums keep up with the reference", "[step3][rows_speed][timing]") {
   grading::hint("Give each row a warp: lane l reads columns l, l + 32, ..., so the warp's loads are 128 "
                 "contiguous bytes, then add the 32 partial sums with __shfl_down_sync.");
   check_speed(student().row_sums, reference().row_sums, SumAxis::rows);
@@ -145,7 +145,7 @@ TEST_CASE("parallel column sums are correct for any shape", "[step3][columns]") 
   check_shapes(student().column_sums, SumAxis::columns, kStep3Shapes);
 }
 
-TEST_CASE("parallel column sums keep up with the reference", "[step3][columns_speed]") {
+TEST_CASE("parallel column sums keep up with the reference", "[step3][columns_speed][timing]") {
   grading::hint("One thread per column is too few threads to keep DRAM busy: split the rows into chunks "
                 "so there are thousands of blocks' worth of loads in flight, keep neighbouring threads "
                 "on neighbouring columns, and combine the chunks' partial sums.");

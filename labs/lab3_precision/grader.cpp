@@ -16,6 +16,7 @@
 #include <memlab/resources.cuh>
 #include <memlab/verify.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -174,7 +175,7 @@ TEST_CASE("row sums are correct in float and in double", "[step1][correct]") {
   grading::measured(format_text("%zu shapes in each type", kShapes.size()));
 }
 
-TEST_CASE("row sums in both types keep up with the reference", "[step1][speed]") {
+TEST_CASE("row sums in both types keep up with the reference", "[step1][speed][timing]") {
   grading::hint("Both versions are the same template: if one is slow, the other is too. Make the loads "
                 "coalesced and give every row a warp, as in lab 2 step 3.");
   const MatrixShape shape = grading::timing_shape();
@@ -198,7 +199,8 @@ TEST_CASE("row sums in both types keep up with the reference", "[step1][speed]")
   grading::value("reference_double_float_time_ratio", reference_ratio);
   grading::measured(format_text("float %s, double %s", grading::bandwidth_text(float_bytes, in_float.student_ms).c_str(),
                                 grading::bandwidth_text(double_bytes, in_double.student_ms).c_str()),
-                    format_text("float %.2fx, double %.2fx", in_float.ratio, in_double.ratio));
+                    format_text("float %.2fx, double %.2fx", in_float.ratio, in_double.ratio),
+                    std::max(in_float.ratio, in_double.ratio));  // the slower type decides
   grading::note(format_text(
       "Step 1: on a %s matrix, your double row sums took %.2fx the time of your float ones (the reference: "
       "%.2fx).\n  The double matrix is %s, the float one %s: twice the bytes through the same DRAM. A "
@@ -280,7 +282,7 @@ TEST_CASE("the polynomial is correct in float and in double", "[step3][correct]"
   grading::measured("5 sizes in each type, 1 to 2^24");
 }
 
-TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][speed]") {
+TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][speed][timing]") {
   grading::hint("The polynomial is compute-bound: launch enough threads to fill every SM, and let each "
                 "keep its running value in a register.");
   const std::size_t n = kPolynomialElements;
@@ -308,7 +310,8 @@ TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][s
   grading::value("double_float_time_ratio", ratio);
   grading::value("reference_double_float_time_ratio", reference_ratio);
   grading::measured(format_text("float %.0f, double %.0f GFLOP/s", gflops(in_float.student_ms), gflops(in_double.student_ms)),
-                    format_text("float %.2fx, double %.2fx", in_float.ratio, in_double.ratio));
+                    format_text("float %.2fx, double %.2fx", in_float.ratio, in_double.ratio),
+                    std::max(in_float.ratio, in_double.ratio));  // the slower type decides
   grading::note(format_text(
       "Step 3: the polynomial on %zu elements does %d operations per element: %.0f per byte in float.\n"
       "  Your double version took %.2fx the time of your float one (the reference: %.2fx).\n"

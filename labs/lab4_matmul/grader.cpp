@@ -300,7 +300,7 @@ TEST_CASE("naive multiply is correct for any width", "[step1][correct]") {
   grading::measured("widths " + list(kAnyWidths));
 }
 
-TEST_CASE("naive multiply keeps up with the reference", "[step1][speed]") {
+TEST_CASE("naive multiply keeps up with the reference", "[step1][speed][timing]") {
   grading::hint("Consecutive threads (threadIdx.x) should take consecutive columns of c: then a warp reads "
                 "consecutive elements of b's row k, and one element of a that all its threads share.");
   const int width = kTimingWidth;
@@ -323,7 +323,7 @@ TEST_CASE("tiled multiply is correct when the width is a multiple of the tile", 
   grading::measured("widths " + list(kTileMultiples));
 }
 
-TEST_CASE("tiled multiply keeps up with the reference", "[step2][speed]") {
+TEST_CASE("tiled multiply keeps up with the reference", "[step2][speed][timing]") {
   grading::require_step(1);
   grading::hint("Index the tiles [ty][k] and [k][tx]: a warp then reads one word of a_tile (a broadcast) "
                 "and 32 consecutive words of b_tile (no bank conflicts).");
@@ -402,7 +402,7 @@ TEST_CASE("the dynamic-tile multiply is correct for every tile width and any wid
   grading::measured("tiles 8, 16, 32; widths " + list(widths));
 }
 
-TEST_CASE("the dynamic-tile multiply keeps up with the reference", "[step4][speed]") {
+TEST_CASE("the dynamic-tile multiply keeps up with the reference", "[step4][speed][timing]") {
   grading::require_step(3);
   grading::hint("With the tile from choose_tile_width, the dynamic kernel should be as fast as a "
                 "compiled-in tile of that size.");
@@ -447,7 +447,7 @@ TEST_CASE("the dynamic-tile multiply keeps up with the reference", "[step4][spee
   if (!result.passed()) FAIL("your dynamic-tile multiply " << result.explain());
 }
 
-TEST_CASE("each of the seed's bugs is matched with the check that catches it", "[step5][answers]") {
+TEST_CASE("each of the seed's bugs is matched with the check that catches it", "[step5][answers][buggy_kernels]") {
   grading::hint("Read seed_bugs.cu. A bug that is wrong whatever the width fails step 2's check; one that "
                 "only matters in a partial tile passes step 2 and fails step 3; a missing barrier is a race: "
                 "its result depends on timing, so only racecheck catches it every time.");
@@ -489,7 +489,7 @@ TEST_CASE("the fast multiply is correct for any width", "[step6][correct]") {
   grading::measured("widths " + list(kFastWidths));
 }
 
-TEST_CASE("the fast multiply keeps up with the reference", "[step6][speed]") {
+TEST_CASE("the fast multiply keeps up with the reference", "[step6][speed][timing]") {
   grading::require_step(3);
   grading::hint("Each thread should compute an 8 x 8 patch of c (or so) from values in registers: per k, "
                 "8 loads of a and 8 of b from shared memory feed 64 multiply-adds.");

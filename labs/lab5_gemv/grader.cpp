@@ -239,7 +239,7 @@ TEST_CASE("one thread per row on a column-major matrix is correct for any shape"
   grading::measured(format_text("%zu shapes", kShapes.size()));
 }
 
-TEST_CASE("one thread per row on a column-major matrix keeps up with the reference", "[step2][speed]") {
+TEST_CASE("one thread per row on a column-major matrix keeps up with the reference", "[step2][speed][timing]") {
   grading::require_step(1);
   grading::hint("One thread per row, and at each step of c a warp reads 32 consecutive elements of column c.");
   const lab5::Layout column = lab5::Layout::column_major;
@@ -273,7 +273,7 @@ TEST_CASE("x through shared memory is correct for any shape", "[step3][correct]"
   grading::measured(format_text("%zu shapes", kShapes.size()));
 }
 
-TEST_CASE("x through shared memory keeps up with the reference", "[step3][speed]") {
+TEST_CASE("x through shared memory keeps up with the reference", "[step3][speed][timing]") {
   grading::require_step(2);
   grading::hint("One window load per thread per block width of columns, two barriers per window, and the "
                 "same coalesced reads of A as step 2.");
@@ -306,7 +306,7 @@ TEST_CASE("the fast GEMV is correct for any shape", "[step4][correct]") {
   grading::measured(format_text("%zu shapes, %s", kShapes.size(), layout_name(layout)));
 }
 
-TEST_CASE("the fast GEMV keeps up with the reference and with cuBLAS", "[step4][speed]") {
+TEST_CASE("the fast GEMV keeps up with the reference and with cuBLAS", "[step4][speed][timing]") {
   grading::require_step(2);
   grading::hint("Give every row many threads: a warp per row with coalesced loads (row-major), or several "
                 "threads per row, each taking a slice of the columns (column-major).");

@@ -26,6 +26,13 @@ TEST_CASE("a check's id is its step and its other tag", "[recorder]") {
   CHECK(row.seconds == 0.5);
 }
 
+TEST_CASE("tags that say how a check runs do not name it", "[recorder]") {
+  CheckRecorder recorder;
+  recorder.begin("tiled keeps up", {"buggy_kernels", "step2", "timing", "speed"});
+  recorder.end(true, 0.1);
+  CHECK(recorder.results()[0].id == "step2.speed");
+}
+
 TEST_CASE("the first failed assertion's text is kept as the detail", "[recorder]") {
   CheckRecorder recorder;
   recorder.begin("correct", {"step1", "correct"});

@@ -20,10 +20,20 @@ namespace memlab::grading {
 /// The step number of a check from its tags ("step3" gives 3), or 0 if none.
 int step_of(const std::vector<std::string>& tags);
 
+/// @name Tags that say how a check runs rather than name it
+/// The instructors' grader's memory-checking pass (`--sanitize`) leaves both
+/// kinds out: a sanitizer's slowdown makes timings meaningless, and the buggy
+/// kernels break the rules on purpose.
+/// @{
+inline constexpr const char* kTimingTag = "timing";               ///< the check times kernels
+inline constexpr const char* kBuggyKernelsTag = "buggy_kernels";  ///< the check runs deliberately wrong kernels
+/// @}
+
 /// Collects CheckResult rows as checks run.
 class CheckRecorder {
  public:
-  /// A check named @p title with @p tags starts; its id is "stepN.<first other tag>".
+  /// A check named @p title with @p tags starts; its id is "stepN.<first other
+  /// tag>", leaving out kTimingTag and kBuggyKernelsTag.
   void begin(const std::string& title, const std::vector<std::string>& tags);
   /// An assertion of the current check failed; the first failure's text is kept.
   void assertion_failed(const std::string& text);

@@ -3,7 +3,9 @@
 //
 // Exit codes: 0 every check asked for passed; 1 some check failed; 2 bad
 // command line or a build that cannot be loaded; 3 the GPU failed before any
-// check ran; 77 no usable GPU (CTest reads 77 as "skipped").
+// check ran; 4 a check left the GPU context unusable (a sticky error such as
+// an illegal address), so the checks stopped there; 77 no usable GPU (CTest
+// reads 77 as "skipped").
 
 #define MEMLAB_CATCH2_MAIN
 #include "memlab/grading/catch2.hpp"
@@ -31,17 +33,48 @@ constexpr int kAllPassed = 0;
 constexpr int kChecksFailed = 1;
 constexpr int kBadInput = 2;
 constexpr int kGpuFailed = 3;
+constexpr int kGpuLost = 4;
 constexpr int kNoGpu = 77;
 
-// The report so far; written to --results after every check, so a crash in a
-// later check loses nothing that was already measured.
+// The report so far; written to --results (and --report) when each check
+// starts and ends, so a crash or a kill loses nothing already measured and
+// the file names the check that was running.
 LabReport report;
 std::string results_path;
+std::string report_path;
 
 void save_results() {
-  if (results_path.empty()) return;
   report.checks = recorder().results();
-  write_json_file(results_path, report);
+  if (!results_path.empty()) write_json_file(results_path, report);
+  if (!report_path.empty()) write_report_file(report_path, report);
+}
+
+// Device memory free when the checks began; a check after which less than a
+// tenth of it is free has left the student's allocations behind.
+std::size_t free_at_start = 0;
+
+// After each check: is the GPU still usable, and is its memory still there?
+void look_at_gpu_after(const std::string& check) {
+  const GpuHealth health = probe_gpu_health();
+  if (!health.lost_context.empty()) {
+    report.gpu_trouble = GpuTrouble{"context_lost", check, health.lost_context};
+    save_results();
+    std::cout << "\nThe GPU context is lost after " << check << ": " << health.lost_context
+              << ".\nEvery later CUDA call in this process would fail with the same error, so the "
+                 "checks stop here.\nLook for a kernel that reads or writes outside its buffers "
+                 "(make " << lab.id << "-sanitize finds races; compute-sanitizer finds bad addresses).\n"
+              << std::flush;
+    // The context cannot be recovered in this process: end it, with the results saved.
+    std::_Exit(kGpuLost);
+  }
+  if (!report.gpu_trouble && health.free_bytes < free_at_start / 10) {
+    report.gpu_trouble = GpuTrouble{
+        "memory_exhausted", check,
+        format_text("after this check only %s of the GPU's memory was free (%s when the checks began): "
+                    "the student's code keeps the rest allocated",
+                    format_bytes(static_cast<double>(health.free_bytes)).c_str(),
+                    format_bytes(static_cast<double>(free_at_start)).c_str())};
+  }
 }
 
 bool stdout_is_terminal() { return isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr; }
@@ -54,6 +87,8 @@ class ProgressListener : public catch2::ListenerBase {
   void testCaseStarting(const Catch::TestCaseInfo& info) override {
     catch2::ListenerBase::testCaseStarting(info);
     recorder().begin(info.name, catch2::tags_of(info));
+    report.running = recorder().current().id;
+    save_results();
     started_ = std::chrono::steady_clock::now();
     std::cout << "  step " << recorder().current().step << "  " << info.name << " ... " << std::flush;
   }
@@ -75,6 +110,8 @@ class ProgressListener : public catch2::ListenerBase {
     char time[32];
     std::snprintf(time, sizeof time, "%.1f s", seconds);
     std::cout << (verdict == Verdict::pass ? "pass" : to_string(verdict)) << " (" << time << ")\n";
+    report.running.clear();
+    look_at_gpu_after(recorder().results().back().id);
     save_results();
     catch2::ListenerBase::testCaseEnded(stats);
   }
@@ -142,12 +179,14 @@ int main(int argc, char** argv) {
               Opt(reference_path, "lib.so")["--reference"]("the reference build (default: beside this program)") |
               Opt(steps, "N")["--steps"]("check steps 1..N only") |
               Opt(results_path, "file.json")["--results"]("write the results as JSON to this file") |
+              Opt(report_path, "file.txt")["--report"]("write the report table as text to this file") |
               Opt(output_dir, "dir")["--output-dir"]("folder for data files and the detailed log") |
               Opt(seed, "number")["--seed"]("seed for the random inputs"));
   if (session.applyCommandLine(argc, argv) != 0) return kBadInput;
   if (session.configData().showHelp) {
     std::cout << "\nExit codes: 0 all checks passed, 1 a check failed, 2 bad command line or "
-                 "unloadable build,\n3 GPU error before the checks, 77 no usable GPU.\n";
+                 "unloadable build,\n3 GPU error before the checks, 4 a check left the GPU context "
+                 "unusable (results so far saved),\n77 no usable GPU.\n";
     return kAllPassed;
   }
   if (student_path.empty()) {
@@ -190,6 +229,7 @@ int main(int argc, char** argv) {
     context.stream = std::make_unique<Stream>();
     context.timer = std::make_unique<KernelTimer>(*context.stream, context.facts.l2_bytes);
     context.ceilings = measure_ceilings(context.facts, *context.stream);
+    free_at_start = probe_gpu_health().free_bytes;
   } catch (const std::exception& error) {
     std::cerr << lab.id << " grader: the GPU failed before any check ran: " << error.what() << "\n";
     return kGpuFailed;
@@ -222,7 +262,8 @@ int main(int argc, char** argv) {
   session.run();
   install(nullptr);
 
-  report.checks = recorder().results();
+  report.complete = true;
+  save_results();
   print_report(std::cout, report, {stdout_is_terminal(), 100});
   for (const CheckResult& check : report.checks) {
     if (check.verdict != Verdict::pass) return kChecksFailed;

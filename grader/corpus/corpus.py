@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""The grader's corpus: submissions of every lab with the verdict each must get.
+
+Each submission is the lab's reference solution (or its skeleton) with a few
+exact edits, so it differs from a known-good file by exactly what it names:
+correct in another way, slow, wrong, or hostile (crashing, hanging the CPU or
+the GPU, breaking the GPU context, writing out of bounds, printing without end,
+taking all GPU memory, using a forbidden library). The hostile edits are the
+same for every lab: a statement at the start of step 1's function, and
+definitions at the top of the file.
+
+  corpus.py build --lab lab1 --out DIR [--copies K] [--only a,b]   the submissions and expected.json
+  corpus.py check --expected FILE --results OUT                     compares a grading run with them
+  corpus.py test  --lab lab1 --build BUILD --work DIR [...]         build, grade, check (a CTest test)
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
+
+
+@dataclass
+class Expect:
+    status: str
+    points: Dict[str, float] = field(default_factory=dict)  # exact points of these checks
+    below: Dict[str, float] = field(default_factory=dict)   # fewer points than this
+    total: Optional[Tuple[float, float]] = None              # inclusive range
+    sanitize_status: Optional[str] = None                    # with --sanitize, if different
+
+
+@dataclass
+class Entry:
+    name: str
+    expect: Expect
+    edits: List[Tuple[str, str]] = field(default_factory=list)  # (find, replace): each find occurs exactly once
+    prelude: str = ""        # added at the top of the file
+    statement: str = ""      # added at the start of step 1's function
+    from_skeleton: bool = False
+    gpu_hostile: bool = False  # followed by a reference submission, which must be unaffected
+
+
+FULL = Expect("graded", total=(100, 100))
+
+
+def hostile_entries(full: Dict[str, bool]) -> List[Entry]:
+    """The same misbehaviours for every lab; @p full selects the expensive ones."""
+    entries = [
+        Entry("compile_error", Expect("compile error", total=(0, 0)), statement="  this is not C++;\n"),
+        Entry("crash", Expect("crashed", total=(0, 0)), statement="  *static_cast<volatile int*>(nullptr) = 1;\n",
+              gpu_hostile=True),
+        Entry("sticky_error", Expect("GPU error", total=(0, 0), sanitize_status="memory error"),
+              prelude="__global__ void corpus_wild_write(int* p) { p[threadIdx.x] = 1; }\n",
+              statement="  corpus_wild_write<<<1, 32>>>(reinterpret_cast<int*>(0x10));\n"
+                        "  cudaDeviceSynchronize();\n", gpu_hostile=True),
+        Entry("forbidden_thrust", Expect("forbidden API", total=(0, 0)), prelude="#include <thrust/device_vector.h>\n"),
+        Entry("forbidden_cublas", Expect("forbidden API", total=(0, 0)), prelude="#include <cublas_v2.h>\n"),
+        Entry("forbidden_file", Expect("forbidden API", total=(0, 0)), prelude="#include <cstdio>\n",
+              statement="  if (std::FILE* f = std::fopen(\"/etc/hostname\", \"r\")) std::fclose(f);\n"),
+        Entry("forbidden_header", Expect("forbidden API", total=(0, 0)), prelude="#include <memlab/grading/speed.hpp>\n"),
+        # Written on purpose: a comment and a string that name forbidden things are not uses of them.
+        Entry("mentions_in_comments", FULL, prelude="// cublasSgemm, thrust::sort and fopen are not used here.\n"
+                                                    "static const char* corpus_note = \"cub::DeviceReduce fopen\";\n"),
+    ]
+    if full.get("all"):
+        entries += [
+            Entry("host_loop", Expect("timed out", total=(0, 0)),
+                  statement="  for (volatile bool forever = true; forever;) {\n  }\n", gpu_hostile=True),
+            Entry("gpu_hang", Expect("timed out", total=(0, 0)),
+                  prelude="__global__ void corpus_spin(volatile int* flag) { while (*flag == 0) {} }\n",
+                  statement="  int* flag = nullptr;\n  cudaMalloc(&flag, sizeof(int));\n"
+                            "  cudaMemset(flag, 0, sizeof(int));\n  corpus_spin<<<1, 1>>>(flag);\n"
+                            "  cudaDeviceSynchronize();\n", gpu_hostile=True),
+            Entry("huge_output", Expect("output limit", total=(0, 0)), prelude="#include <cstdio>\n",
+                  statement="  for (;;) std::puts(\"all work and no play makes jack a dull boy\");\n", gpu_hostile=True),
+            Entry("exits_early", Expect("crashed", total=(0, 0)), prelude="#include <cstdlib>\n",
+                  statement="  std::exit(0);\n"),
+            Entry("all_gpu_memory", Expect("GPU memory exhausted"),
+                  statement="  static bool hoarded = false;\n"
+                            "  for (std::size_t chunk = std::size_t(1) << 30; !hoarded && chunk >= (std::size_t(1) << 20);) {\n"
+                            "    void* hoard = nullptr;\n"
+                            "    if (cudaMalloc(&hoard, chunk) != cudaSuccess) { cudaGetLastError(); chunk /= 2; }\n"
+                            "  }\n  hoarded = true;\n", gpu_hostile=True),
+            # One float past a small allocation: no fault (allocations come in large pages), so only
+            # compute-sanitizer sees it.
+            Entry("out_of_bounds", Expect("graded", total=(100, 100), sanitize_status="memory error"),
+                  prelude="__global__ void corpus_one_past(float* p, int n) { p[n] = 0; }\n",
+                  statement="  static float* spare = nullptr;\n"
+                            "  if (spare == nullptr) cudaMalloc(&spare, 256 * sizeof(float));\n"
+                            "  corpus_one_past<<<1, 1>>>(spare, 256);\n"),
+        ]
+    return entries
+
+
+# Per lab: where hostile statements go (the opening of step 1's function), and
+# the lab's own entries. Wrong and slow ones are the lab tests' variants.
+LABS = {
+    "lab1": dict(
+        anchor="void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {\n",
+        full=True,
+        entries=[
+            Entry("thread_per_element", Expect("graded", total=(95, 100)), edits=[
+                ("  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;\n"
+                 "  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;\n"
+                 "       i += stride) {\n    c[i] = a[i] + b[i];\n  }\n",
+                 "  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;\n"
+                 "  if (i < n) c[i] = a[i] + b[i];\n"),
+                ("std::min<std::size_t>(blocks_for_n, std::size_t{kBlocksPerSm} * memlab::multiprocessor_count())",
+                 "blocks_for_n")]),
+            Entry("one_block", Expect("graded", points={"step1.correct": 30, "step1.speed": 0}),
+                  edits=[("<<<blocks, kThreadsPerBlock", "<<<1, kThreadsPerBlock")]),
+            Entry("misses_last_element", Expect("graded", points={"step1.correct": 0}),
+                  edits=[("i < n;", "i + 1 < n;")]),
+            Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
+        ]),
+    "lab2": dict(
+        anchor="void row_sums_thread_per_row(const float* matrix, float* sums, std::size_t rows, std::size_t cols,\n"
+               "                             cudaStream_t stream) {\n",
+        entries=[
+            Entry("blocks_of_128", Expect("graded", total=(80, 100)),
+                  edits=[("constexpr int kThreadsPerBlock = 256;", "constexpr int kThreadsPerBlock = 128;")]),
+            Entry("warp_down_a_column", Expect("graded", points={"step3.columns": 15}, below={"step3.columns_speed": 20}),
+                  edits=[("constexpr int kTileColumns = 32;", "constexpr int kTileColumns = 1;")]),
+            Entry("swap_row_and_column", Expect("graded", points={"step1.rows": 0}),
+                  edits=[("sum += matrix[row * cols + c];", "sum += matrix[c * rows + row];")]),
+            Entry("skeleton", Expect("graded", points={"step1.rows": 0}), from_skeleton=True),
+        ]),
+    "lab3": dict(
+        anchor="void row_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols, cudaStream_t stream) {\n",
+        entries=[
+            Entry("blocks_of_512", Expect("graded", total=(80, 100)),
+                  edits=[("constexpr int kThreadsPerBlock = 256;", "constexpr int kThreadsPerBlock = 512;")]),
+            Entry("polynomial_too_few_blocks", Expect("graded", points={"step3.correct": 20}, below={"step3.speed": 20}),
+                  edits=[("  polynomial_kernel<real><<<blocks,", "  polynomial_kernel<real><<<(blocks + 31) / 32,")]),
+            Entry("double_sums_in_float", Expect("graded", points={"step1.correct": 0}),
+                  edits=[("  real sum = 0;\n", "  float sum = 0;\n")]),
+            Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
+        ]),
+    "lab4": dict(
+        anchor="void matmul_naive(const float* a, const float* b, float* c, int width, cudaStream_t stream) {\n",
+        entries=[
+            Entry("naive_blocks_of_32x32", Expect("graded", total=(90, 100)),
+                  edits=[("  constexpr int kSide = 16;", "  constexpr int kSide = 32;")]),
+            Entry("fast_is_only_tiled", Expect("graded", points={"step6.correct": 10}, below={"step6.speed": 10}),
+                  edits=[("  matmul_fast_kernel<<<grid, kFastThreads, 0, stream>>>(a, b, c, width);\n  MEMLAB_CHECK_LAUNCH();",
+                          "  (void)grid;\n  matmul_tiled(a, b, c, width, stream);")]),
+            Entry("tiled_wrong_tile_index", Expect("graded", points={"step1.correct": 10, "step2.correct": 0}),
+                  edits=[("sum += a_tile[ty][k] * b_tile[k][tx];", "sum += a_tile[k][ty] * b_tile[k][tx];")]),
+            Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
+        ]),
+    "lab5": dict(
+        anchor="void gemv_row_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,\n"
+               "                    double beta, double* y, cudaStream_t stream) {\n",
+        entries=[
+            Entry("rows_in_blocks_of_256", Expect("graded", total=(85, 100)),
+                  edits=[("constexpr int kThreadsPerRowBlock = 128;", "constexpr int kThreadsPerRowBlock = 256;")]),
+            Entry("fast_is_thread_per_row", Expect("graded", points={"step4.correct": 15}, below={"step4.speed": 20}),
+                  edits=[("gemv_warp_per_row_kernel<<<blocks_for(rows, kWarpsPerBlock), kWarpsPerBlock * kWarpSize, 0, stream>>>(",
+                          "gemv_row_major_kernel<<<blocks_for(rows, kThreadsPerRowBlock), kThreadsPerRowBlock, 0, stream>>>(")]),
+            Entry("misses_last_column", Expect("graded", points={"step1.correct": 0}),
+                  edits=[("c = 0; c < cols; ++c) sum += line[c]", "c = 0; c + 1 < cols; ++c) sum += line[c]")]),
+            Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
+        ]),
+}
+
+
+def lab_files(lab: str) -> Tuple[str, str]:
+    """(skeleton, reference) paths of @p lab."""
+    folder = next(f for f in sorted(os.listdir(os.path.join(SOURCE_DIR, "labs"))) if f.split("_")[0] == lab)
+    with open(os.path.join(SOURCE_DIR, "grader", "points", f"{lab}.txt")):
+        pass
+    skeleton_dir = os.path.join(SOURCE_DIR, "labs", folder)
+    reference_dir = os.path.join(SOURCE_DIR, "solutions", folder)
+    name = next(f for f in os.listdir(reference_dir) if f.endswith(".cu"))
+    return os.path.join(skeleton_dir, name), os.path.join(reference_dir, name)
+
+
+def replace_once(text: str, find: str, replace: str, where: str) -> str:
+    count = text.count(find)
+    if count != 1:
+        raise SystemExit(f"corpus {where}: the text to replace occurs {count} times, not once: {find[:60]!r}")
+    return text.replace(find, replace)
+
+
+def make_source(entry: Entry, lab: str, skeleton: str, reference: str) -> str:
+    with open(skeleton if entry.from_skeleton else reference, encoding="utf-8") as handle:
+        text = handle.read()
+    for find, replace in entry.edits:
+        text = replace_once(text, find, replace, f"{lab}/{entry.name}")
+    if entry.statement:
+        anchor = LABS[lab]["anchor"]
+        text = replace_once(text, anchor, anchor + entry.statement, f"{lab}/{entry.name} (anchor)")
+    return entry.prelude + text
+
+
+def corpus(lab: str) -> List[Entry]:
+    """The lab's entries in grading order: each GPU-hostile one followed by the reference."""
+    spec = LABS[lab]
+    ordered = []
+    for entry in [Entry("reference", FULL)] + spec["entries"] + hostile_entries({"all": spec.get("full", False)}):
+        ordered.append(entry)
+        if entry.gpu_hostile:
+            ordered.append(Entry(f"reference_after_{entry.name}", FULL))
+    return ordered
+
+
+def build(lab: str, out: str, copies: int = 1, only: Optional[List[str]] = None) -> str:
+    skeleton, reference = lab_files(lab)
+    submissions = os.path.join(out, "submissions")
+    shutil.rmtree(submissions, ignore_errors=True)
+    expected = {}
+    entries = [e for e in corpus(lab) if not only or e.name in only]
+    for copy in range(copies):
+        for index, entry in enumerate(entries):
+            student = f"{index:02d}-{entry.name}" + (f"-copy{copy + 1}" if copies > 1 else "")
+            os.makedirs(os.path.join(submissions, student))
+            with open(os.path.join(submissions, student, os.path.basename(skeleton)), "w", encoding="utf-8") as f:
+                f.write(make_source(entry, lab, skeleton, reference))
+            expected[student] = entry.expect.__dict__
+    path = os.path.join(out, "expected.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(expected, handle, indent=1)
+    return submissions
+
+
+def check(expected_path: str, results: str, sanitize: bool = False) -> Tuple[bool, bool]:
+    """Compares gradebook.csv with the expectations; prints a table.
+    Returns (all as expected, GPU rows not run for want of a GPU)."""
+    with open(expected_path, encoding="utf-8") as handle:
+        expected = json.load(handle)
+    with open(os.path.join(results, "gradebook.csv"), encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    good, no_gpu = True, False
+    print(f"{'submission':<40} {'status':<22} {'total':>6}  verdict")
+    for student, want in expected.items():
+        row = rows.get(student)
+        problems = []
+        status = want["sanitize_status"] if sanitize and want.get("sanitize_status") else want["status"]
+        if row is None:
+            problems.append("no row in the gradebook")
+        elif row["status"] == "not run: no GPU":
+            no_gpu = True
+        else:
+            if row["status"] != status:
+                problems.append(f"status {row['status']!r}, expected {status!r}")
+            total = float(row["total"])
+            if status == want["status"]:
+                low, high = want["total"] or (0, float("inf"))
+                if not low <= total <= high:
+                    problems.append(f"total {total:g}, expected {low:g}..{high:g}")
+                for check_id, points in want["points"].items():
+                    if float(row[check_id]) != points:
+                        problems.append(f"{check_id} {row[check_id]}, expected {points:g}")
+                for check_id, limit in want["below"].items():
+                    if not float(row[check_id]) < limit:
+                        problems.append(f"{check_id} {row[check_id]}, expected under {limit:g}")
+        good = good and not problems
+        shown = row["status"] if row else "-"
+        print(f"{student:<40} {shown:<22} {row['total'] if row else '-':>6}  "
+              f"{'as expected' if not problems and shown != 'not run: no GPU' else '; '.join(problems) or 'not run'}")
+    return good, no_gpu
+
+
+def gpu_missing(build_dir: str, lab: str) -> bool:
+    """The lab's grader answers 77 when no GPU can be used (before it looks at the build it is given)."""
+    grader = os.path.join(build_dir, "labs", lab, f"{lab}_grader")
+    return subprocess.run([grader, "--student", "/nonexistent"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 77
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--lab", required=True, choices=sorted(LABS))
+    b.add_argument("--out", required=True)
+    b.add_argument("--copies", type=int, default=1)
+    b.add_argument("--only", default="")
+    c = sub.add_parser("check")
+    c.add_argument("--expected", required=True)
+    c.add_argument("--results", required=True)
+    c.add_argument("--sanitize", action="store_true")
+    t = sub.add_parser("test")
+    t.add_argument("--lab", required=True, choices=sorted(LABS))
+    t.add_argument("--build", required=True)
+    t.add_argument("--work", required=True)
+    t.add_argument("--copies", type=int, default=1)
+    t.add_argument("--only", default="")
+    t.add_argument("--sanitize", action="store_true")
+    t.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    only = [name for name in getattr(args, "only", "").split(",") if name]
+
+    if args.command == "build":
+        build(args.lab, args.out, args.copies, only)
+        return 0
+    if args.command == "check":
+        return 0 if check(args.expected, args.results, args.sanitize)[0] else 1
+
+    if gpu_missing(args.build, args.lab):
+        print("MEMLAB_SKIP_NO_GPU: the corpus is graded on a GPU; grader/tests cover the rest without one")
+        return 0
+    submissions = build(args.lab, args.work, args.copies, only)
+    results = os.path.join(args.work, "results")
+    shutil.rmtree(results, ignore_errors=True)
+    command = [sys.executable, os.path.join(SOURCE_DIR, "grader", "grade.py"), "--lab", args.lab,
+               "--submissions", submissions, "--out", results, "--jobs", str(args.jobs),
+               "--kit", os.path.join(args.build, "grading", args.lab, "kit.json")]
+    if args.sanitize:
+        command.append("--sanitize")
+    status = subprocess.run(command).returncode
+    print(f"grade.py exited with {status}\n")
+    good, _ = check(os.path.join(args.work, "expected.json"), results, args.sanitize)
+    return 0 if good and status == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

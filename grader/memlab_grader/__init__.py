@@ -1,0 +1,11 @@
+"""The instructors' grader: grades a folder of student submissions of one lab.
+
+Modules, in the order a submission meets them:
+  kit        what CMake built for the lab (grader, reference, compile flags)
+  scan       forbidden libraries and file access, found in the source
+  sandbox    running an untrusted program with a time limit and an output cap
+  grading    one submission: staged, scanned, compiled, run, classified
+  points     the points table and partial credit
+  reports    gradebook, feedback, Gradescope results, class summary, run record
+  cli        the command line (grader/grade.py)
+"""

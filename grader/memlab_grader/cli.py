@@ -1,0 +1,341 @@
+"""grader/grade.py: grade a folder of student submissions of one lab.
+
+Exit codes:
+  0  every submission has a final row (whatever its score)
+  1  some submissions were compiled but not run: this machine has no GPU
+  2  bad command line or input (nothing was written)
+  3  the lab could not be set up: its build failed, or the reference solution
+     does not pass on this GPU (a problem of the machine, not of the students)
+  130 interrupted: finished rows are kept; run again with --resume
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional
+
+from . import grading, points, reports
+from .kit import Kit, KitError, load_kit
+from .sandbox import kill_all, run_limited
+
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXIT_DONE, EXIT_NO_GPU, EXIT_BAD_INPUT, EXIT_SETUP, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+# The run time limit, unless given: this many times the reference's own run, and at least the floor.
+RUN_LIMIT_FACTOR, RUN_LIMIT_FLOOR = 3.0, 15.0
+
+
+class BadInput(Exception):
+    """A mistake in the command line or its folders; nothing has been written."""
+
+
+class SetupFailed(Exception):
+    """The lab itself cannot be graded on this machine."""
+
+
+def parse_arguments(argv: List[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="grade.py",
+        description="Grade a folder of student submissions of one lab: each DIR/<student>/<the lab's file> "
+                    "is compiled against the pristine lab and graded by the lab's grader on this GPU.",
+        epilog="Exit codes: 0 every submission has a final row; 1 submissions compiled but not run (no GPU); "
+               "2 bad command line or input; 3 the lab cannot be set up here (build failed, or the reference "
+               "does not pass on this GPU); 130 interrupted (finished rows kept: use --resume). "
+               "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, students/<name>/.")
+    parser.add_argument("--lab", required=True, help="the lab: 1..5 or lab1..lab5")
+    parser.add_argument("--submissions", required=True, metavar="DIR", help="one folder per student")
+    parser.add_argument("--out", required=True, metavar="DIR", help="where the results go (new, or with --resume)")
+    parser.add_argument("--build", default=os.path.join(SOURCE_DIR, "build"), metavar="DIR",
+                        help="the configured CMake build folder (default: build/ of this checkout)")
+    parser.add_argument("--kit", metavar="FILE", help="a grading kit to use as it is, without building (tests)")
+    parser.add_argument("--points", metavar="FILE", help="overrides of the lab's points table (same format)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compiles at once (default: CPU cores)")
+    parser.add_argument("--resume", action="store_true", help="keep OUT's finished rows and grade the rest")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="first run each submission's correctness checks under compute-sanitizer memcheck; "
+                             "memory errors end its grading")
+    parser.add_argument("--seed", type=int, default=20261122, help="seed of the random inputs (default 20261122)")
+    parser.add_argument("--compile-timeout", type=float, default=180.0, metavar="S", help="per compile (default 180)")
+    parser.add_argument("--run-timeout", type=float, metavar="S",
+                        help=f"per grader run (default: {RUN_LIMIT_FACTOR:g}x the reference's run, at least "
+                             f"{RUN_LIMIT_FLOOR:g} s)")
+    parser.add_argument("--output-limit", type=int, default=1 << 20, metavar="BYTES",
+                        help="most output kept per compile or run; more stops it (default 1 MiB)")
+    args = parser.parse_args(argv)
+    for name in ("jobs", "compile_timeout", "output_limit"):
+        if getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be positive")
+    if args.run_timeout is not None and args.run_timeout <= 0:
+        parser.error("--run-timeout must be positive")
+    return args
+
+
+def lab_name(text: str) -> str:
+    name = text if text.startswith("lab") else f"lab{text}"
+    known = sorted(os.path.basename(path).split("_")[0] for path in glob.glob(os.path.join(SOURCE_DIR, "labs", "lab*_*")))
+    if name not in known:
+        raise BadInput(f"there is no lab '{text}'; the labs are {', '.join(known)}")
+    return name
+
+
+def check_folders(args: argparse.Namespace) -> None:
+    if not os.path.isdir(args.submissions):
+        raise BadInput(f"--submissions {args.submissions}: no such folder")
+    if not os.access(args.submissions, os.R_OK | os.X_OK):
+        raise BadInput(f"--submissions {args.submissions}: cannot be read")
+    out = args.out
+    if args.resume:
+        if not os.path.isfile(os.path.join(out, "run.json")):
+            raise BadInput(f"--resume: {out} holds no earlier run of the grader (no run.json)")
+    elif os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        raise BadInput(f"--out {out} already exists and is not empty: give a new folder, or --resume to finish "
+                       f"the run in it")
+    if os.path.realpath(out).startswith(os.path.realpath(args.submissions) + os.sep):
+        raise BadInput("--out must not be inside --submissions (it would be taken for a student)")
+
+
+def build_kit(args: argparse.Namespace, lab: str) -> Kit:
+    if args.kit:
+        return load_kit(args.kit)
+    if not os.path.isfile(os.path.join(args.build, "CMakeCache.txt")):
+        raise BadInput(f"--build {args.build} is not a configured build folder (`make grade` configures it)")
+    print(f"Building {lab}'s grader and reference ...", flush=True)
+    built = subprocess.run(["cmake", "--build", args.build, "--target", f"{lab}_grading"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if built.returncode != 0:
+        raise SetupFailed(f"building {lab} failed:\n{built.stdout[-3000:]}")
+    return load_kit(os.path.join(args.build, "grading", lab, "kit.json"))
+
+
+def find_sanitizer(kit: Kit) -> str:
+    found = kit.compute_sanitizer or shutil.which("compute-sanitizer")
+    if not found:
+        cuda = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "compute-sanitizer")
+        found = cuda if os.access(cuda, os.X_OK) else ""
+    if not found:
+        raise BadInput("--sanitize needs compute-sanitizer (part of the CUDA toolkit), and it is not installed here")
+    return found
+
+
+def source_version() -> str:
+    try:
+        commit = subprocess.run(["git", "-C", SOURCE_DIR, "describe", "--always", "--dirty"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit = ""
+    return commit or "unknown"
+
+
+def tool_version(command: List[str]) -> str:
+    try:
+        lines = subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
+        return lines[-1] if lines else ""
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+class Progress:
+    """One line per event on a pipe; a line rewritten in place on a terminal."""
+
+    def __init__(self) -> None:
+        self.terminal = sys.stdout.isatty()
+
+    def update(self, text: str) -> None:
+        if self.terminal:
+            print(f"\r\033[K{text}", end="", flush=True)
+
+    def line(self, text: str) -> None:
+        print(f"\r\033[K{text}" if self.terminal else text, flush=True)
+
+
+def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, sanitizer: str) -> dict:
+    """Grades the reference as if it were a student: proves the GPU and the
+    lab work here, gives the run time limit, and the reference timings for
+    the run record. Returns its outcome (status NO_GPU without a GPU)."""
+    stage = os.path.join(layout.work, "reference")
+    os.makedirs(stage, exist_ok=True)
+    generous = grading.Limits(run_seconds=600, sanitize_seconds=600, output_bytes=args.output_limit)
+    outcome = grading.grade_build(kit, "(reference)", kit.reference, stage=stage, keep_dir=stage, limits=generous,
+                                  seed=args.seed, sanitizer=sanitizer)
+    if outcome["status"] == grading.NO_GPU:
+        return outcome
+    failed = [c["id"] for c in outcome.get("checks", []) if c.get("verdict") != "pass"]
+    if outcome["status"] != grading.GRADED or failed:
+        raise SetupFailed(
+            f"the reference solution does not pass {kit.lab} on this machine ({outcome['status']}"
+            f"{': ' + ', '.join(failed) if failed else ''}; {outcome.get('detail', '')}).\n"
+            f"Grading students against it would be unfair. The end of the grader's output:\n"
+            f"{grading.tail_of(reports.read_text(os.path.join(stage, 'run.log')), 30)}")
+    return outcome
+
+
+def compile_all(pending: List[grading.Submission], kit: Kit, layout: grading.Layout, limits: grading.Limits,
+                jobs: int, progress: Progress) -> Dict[str, dict]:
+    outcomes: Dict[str, dict] = {}
+    if not pending:
+        return outcomes
+    print(f"Compiling {len(pending)} submissions, {jobs} at a time ...", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(grading.prepare, s, kit, layout, limits): s.student for s in pending}
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            outcome = future.result()
+            outcomes[outcome["student"]] = outcome
+            if outcome["status"] != grading.COMPILED:
+                grading.save_outcome(layout, outcome)
+                progress.line(f"  {outcome['student']}: {outcome['status']}")
+            progress.update(f"  compiled {done} of {len(pending)}")
+    progress.line(f"  compiled {len(pending)}: "
+                  f"{sum(o['status'] == grading.COMPILED for o in outcomes.values())} ready to run")
+    return outcomes
+
+
+def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grading.Limits, args: argparse.Namespace,
+            sanitizer: str, table: points.Table, progress: Progress) -> None:
+    if not compiled:
+        return
+    print(f"Grading {len(compiled)} on the GPU, one at a time (time limit {limits.run_seconds:.0f} s each) ...",
+          flush=True)
+    width = max(len(o["student"]) for o in compiled)
+    maximum = points.total(table)
+    for index, outcome in enumerate(compiled, 1):
+        student = outcome["student"]
+        progress.update(f"  [{index}/{len(compiled)}] {student} ...")
+        result = grading.grade_build(kit, student, outcome["library"], stage=layout.stage_dir(student),
+                                     keep_dir=layout.student_dir(student), limits=limits, seed=args.seed,
+                                     sanitizer=sanitizer)
+        merged = dict(outcome, **result)
+        merged.pop("library", None)
+        grading.save_outcome(layout, merged)
+        scored = reports.score(merged, table)
+        progress.line(f"  [{index:>{len(str(len(compiled)))}}/{len(compiled)}] {student:<{width}}  "
+                      f"{merged['status']:<20} {reports.format_points(scored.total):>6} / {reports.format_points(maximum)}"
+                      f"  ({merged.get('run_seconds', 0):.1f} s)")
+
+
+def stop_like_ctrl_c(*_) -> None:
+    """SIGTERM (a batch system's stop) ends the run as Ctrl-C does: finished rows kept."""
+    raise KeyboardInterrupt
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_arguments(sys.argv[1:] if argv is None else argv)
+    try:
+        lab = lab_name(args.lab)
+        check_folders(args)
+        kit = build_kit(args, lab)
+        if kit.lab != lab:
+            raise BadInput(f"the kit {kit.path} is for {kit.lab}, not {lab}")
+        table = points.read_table(kit.points)
+        if args.points:
+            table = points.with_overrides(table, points.read_table(args.points), args.points)
+        sanitizer = find_sanitizer(kit) if args.sanitize else ""
+    except (BadInput, KitError, points.PointsError) as error:
+        print(f"grade.py: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SetupFailed as error:
+        print(f"grade.py: {error}", file=sys.stderr)
+        return EXIT_SETUP
+
+    signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    created_out = not os.path.exists(args.out)
+    layout = grading.Layout(args.out)
+    os.makedirs(layout.work, mode=0o700, exist_ok=True)
+    os.chmod(layout.work, 0o700)
+    record_path = os.path.join(args.out, "run.json")
+    earlier = json.load(open(record_path, encoding="utf-8")) if args.resume else {}
+    progress = Progress()
+    submissions = grading.discover(args.submissions, kit.skeleton)
+    outcomes: Dict[str, dict] = {}
+    record: dict = {}
+    try:
+        kit = kit.snapshot(os.path.join(layout.work, "kit"))
+        fingerprint = kit.fingerprint()
+        if earlier and earlier.get("kit", {}).get("fingerprint") != fingerprint:
+            raise SetupFailed(f"{lab}'s grader, reference or table has changed since the run in {args.out} began: "
+                              "--resume would mix two graders' results. Grade into a new folder.")
+        record = dict(earlier) or dict(
+            tool="memlab instructors' grader", lab=lab, version=kit.version, git=source_version(),
+            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            kit=dict(fingerprint=fingerprint, compiler=kit.compiler, compiler_version=tool_version([kit.compiler, "--version"]),
+                     compile_flags=kit.compile_flags, architectures=kit.architectures))
+        record.update(seed=args.seed, sanitize=args.sanitize, submissions=os.path.abspath(args.submissions),
+                      points={c: dict(points=r.points, full_at=r.full_at, zero_at=r.zero_at) for c, r in table.items()},
+                      points_override=os.path.abspath(args.points) if args.points else None)
+        record.setdefault("sessions", []).append(dict(
+            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"), host=platform.node(),
+            cpus=os.cpu_count(), jobs=args.jobs, resumed=args.resume))
+
+        for submission in submissions:
+            kept = grading.read_outcome(layout, submission.student) if args.resume else None
+            if kept:
+                outcomes[submission.student] = kept
+        pending = [s for s in submissions if s.student not in outcomes]
+        print(f"{lab}: {len(submissions)} submissions in {args.submissions}"
+              f"{f', {len(submissions) - len(pending)} already graded' if args.resume else ''}.", flush=True)
+
+        reference = calibrate(kit, layout, args, sanitizer) if pending else None
+        have_gpu = reference is not None and reference["status"] != grading.NO_GPU
+        limits = grading.Limits(compile_seconds=args.compile_timeout, output_bytes=args.output_limit)
+        if have_gpu:
+            try:
+                points.check_covers(table, [c["id"] for c in reference["checks"]], kit.points)
+            except points.PointsError as error:
+                raise SetupFailed(str(error)) from None
+            limits.run_seconds = args.run_timeout or max(RUN_LIMIT_FLOOR, RUN_LIMIT_FACTOR * reference["run_seconds"])
+            limits.sanitize_seconds = max(limits.run_seconds, 10 * limits.run_seconds if sanitizer else 0)
+            record.update(gpu=dict(reference.get("facts", {})), run_time_limit=limits.run_seconds,
+                          check_titles={c["id"]: c.get("title", "") for c in reference["checks"]},
+                          reference_run=dict(seconds=reference["run_seconds"], checks=[
+                              {k: c.get(k) for k in ("id", "verdict", "measured", "reference", "ratio", "values")}
+                              for c in reference["checks"]]))
+            record["gpu"]["driver"] = tool_version(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+            print(f"The reference passes here in {reference['run_seconds']:.1f} s: {record['gpu'].get('GPU', '')}.",
+                  flush=True)
+        elif pending:
+            print("No GPU here: submissions are compiled and scanned, and marked 'not run: no GPU'.", flush=True)
+
+        compiled = compile_all(pending, kit, layout, limits, args.jobs, progress)
+        outcomes.update(compiled)
+        ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == grading.COMPILED]
+        if have_gpu:
+            run_all(ready, kit, layout, limits, args, sanitizer, table, progress)
+            outcomes.update({o["student"]: grading.read_outcome(layout, o["student"]) for o in ready})
+        else:
+            for outcome in ready:
+                outcome.update(status=grading.NO_GPU, detail="compiled; this machine has no GPU to run it")
+                outcome.pop("library", None)
+                grading.save_outcome(layout, outcome)
+        record["sessions"][-1]["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        status = EXIT_DONE if have_gpu or not ready else EXIT_NO_GPU
+    except (KeyboardInterrupt, SetupFailed) as stop:
+        kill_all()
+        kept = [s.student for s in submissions if grading.read_outcome(layout, s.student)]
+        if isinstance(stop, SetupFailed) or not kept:
+            if isinstance(stop, SetupFailed):
+                print(f"grade.py: {stop}", file=sys.stderr)
+            else:
+                print("\nInterrupted before any submission was graded.", file=sys.stderr)
+            if created_out:
+                shutil.rmtree(args.out, ignore_errors=True)  # nothing of this run is worth keeping
+            return EXIT_SETUP if isinstance(stop, SetupFailed) else EXIT_INTERRUPTED
+        print(f"\nInterrupted: {len(kept)} of {len(submissions)} rows are final and kept; run the same command "
+              f"with --resume to grade the rest.", file=sys.stderr)
+        status = EXIT_INTERRUPTED
+        outcomes = {s: grading.read_outcome(layout, s) for s in kept}
+
+    rows = [outcomes.get(s.student) or dict(student=s.student, status="not graded yet", detail="", checks=[])
+            for s in submissions]
+    scored = reports.write_reports(layout, lab, rows, table, record)
+    graded = sum(r.status == grading.GRADED for r in scored)
+    print(f"\n{lab}: {len(scored)} rows, {graded} graded to the end. Gradebook: {os.path.join(args.out, 'gradebook.csv')}; "
+          f"summary: {os.path.join(args.out, 'summary.html')}")
+    return status

@@ -1,0 +1,269 @@
+"""One submission, from the student's folder to an outcome: staged alone in a
+private folder, scanned, compiled against the pristine lab, run by the lab's
+grader in a process of its own, and classified.
+
+An outcome is a dict, stored as students/<name>/outcome.json once it is final:
+  student, status, detail, checks (the lab grader's check rows that ran),
+  running (the check a killed or crashed run was in), gpu_trouble,
+  source_sha256, compile_seconds, run_seconds.
+Scores are not part of it: they are computed from it with the points table
+when the reports are written, so a changed table re-scores every row.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from typing import List, Optional
+
+from . import scan
+from .kit import Kit
+from .sandbox import Finished, run_limited
+
+# Statuses, as the gradebook shows them.
+GRADED = "graded"
+MISSING = "missing file"
+UNREADABLE = "unreadable file"
+FORBIDDEN = "forbidden API"
+COMPILE_ERROR = "compile error"
+COMPILE_TIMEOUT = "compile timed out"
+CRASHED = "crashed"
+TIMED_OUT = "timed out"
+OUTPUT_LIMIT = "output limit"
+GPU_ERROR = "GPU error"
+GPU_MEMORY = "GPU memory exhausted"
+MEMORY_ERROR = "memory error"
+NO_GPU = "not run: no GPU"
+GRADER_ERROR = "grader error"
+COMPILED = "compiled"  # between the two phases; never stored
+
+# Every status but these is final: --resume keeps the row.
+NOT_FINAL = {NO_GPU, COMPILED}
+
+# The lab grader's exit codes (common/memlab/grading/main.cpp).
+GRADER_ALL_PASSED, GRADER_SOME_FAILED, GRADER_BAD_INPUT, GRADER_GPU_FAILED, GRADER_GPU_LOST = 0, 1, 2, 3, 4
+GRADER_NO_GPU = 77
+SANITIZER_FOUND_ERRORS = 86  # passed to compute-sanitizer as --error-exitcode
+# Under the sanitizer, only checks that neither time kernels nor run deliberately buggy ones.
+SANITIZE_FILTER = "~[timing]~[buggy_kernels]"
+
+
+@dataclass
+class Limits:
+    compile_seconds: float = 180.0
+    run_seconds: float = 60.0
+    sanitize_seconds: float = 300.0
+    output_bytes: int = 1 << 20
+
+
+@dataclass
+class Submission:
+    student: str
+    source: Optional[str]  # the lab's file in the student's folder, None if missing
+
+
+def discover(submissions: str, file_name: str) -> List[Submission]:
+    """One submission per folder of @p submissions (hidden ones skipped), in name order."""
+    found = []
+    for entry in sorted(os.scandir(submissions), key=lambda e: e.name):
+        if entry.name.startswith(".") or not entry.is_dir():
+            continue
+        path = os.path.join(entry.path, file_name)
+        found.append(Submission(entry.name, path if os.path.isfile(path) else None))
+    return found
+
+
+class Layout:
+    """Where things go in OUT: students/<name>/ for what the instructor and
+    the student read, .work/ (private) for staging and the kit's copy."""
+
+    def __init__(self, out: str):
+        self.out = out
+        self.work = os.path.join(out, ".work")
+
+    def student_dir(self, student: str) -> str:
+        return os.path.join(self.out, "students", student)
+
+    def stage_dir(self, student: str) -> str:
+        return os.path.join(self.work, "stage", student)
+
+    def outcome_path(self, student: str) -> str:
+        return os.path.join(self.student_dir(student), "outcome.json")
+
+
+def write_json_atomically(path: str, data) -> None:
+    temporary = f"{path}.partial"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def read_outcome(layout: Layout, student: str) -> Optional[dict]:
+    try:
+        with open(layout.outcome_path(student), encoding="utf-8") as handle:
+            outcome = json.load(handle)
+        return outcome if outcome.get("status") not in NOT_FINAL else None
+    except (OSError, ValueError):
+        return None
+
+
+def save_outcome(layout: Layout, outcome: dict) -> None:
+    """Written atomically: an interrupted grader leaves a whole outcome or none."""
+    write_json_atomically(layout.outcome_path(outcome["student"]), outcome)
+
+
+def _outcome(student: str, status: str, detail: str = "", **more) -> dict:
+    return dict(student=student, status=status, detail=detail, checks=[], running=None,
+                gpu_trouble=None, **more)
+
+
+def tail_of(text: str, lines: int = 25) -> str:
+    kept = text.strip().splitlines()
+    return "\n".join(kept[-lines:] if len(kept) > lines else kept)
+
+
+def _compiler_errors(text: str, lines: int = 20) -> str:
+    """The compiler's first error lines: where the trouble starts."""
+    kept = [line for line in text.splitlines() if line.strip()]
+    first = next((i for i, line in enumerate(kept) if "error" in line), 0)
+    return "\n".join(kept[first:first + lines])
+
+
+def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
+    """Stages, scans and compiles one submission: an outcome whose status is
+    COMPILED, or final (missing, unreadable, forbidden, compile error)."""
+    student = submission.student
+    os.makedirs(layout.student_dir(student), exist_ok=True)
+    if submission.source is None:
+        return _outcome(student, MISSING, f"no {kit.skeleton} in the student's folder")
+    stage = layout.stage_dir(student)
+    shutil.rmtree(stage, ignore_errors=True)
+    os.makedirs(stage, mode=0o700)
+    try:
+        with open(submission.source, "rb") as handle:
+            raw = handle.read()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return _outcome(student, UNREADABLE, f"cannot read {kit.skeleton}: {error}")
+    # Only the one file is taken, under the lab's own file name.
+    source = os.path.join(stage, kit.skeleton)
+    with open(source, "wb") as handle:
+        handle.write(raw)
+    digest = hashlib.sha256(raw).hexdigest()
+
+    findings = scan.scan_source(text, kit.forbid)
+    if findings:
+        return _outcome(student, FORBIDDEN, scan.describe(findings), source_sha256=digest)
+
+    library = os.path.join(stage, f"lib{kit.lab}_student.so")
+    dependencies = os.path.join(stage, "dependencies.d")
+    log = os.path.join(layout.student_dir(student), "compile.log")
+    finished = run_limited(kit.compile_command(source, library, dependencies), log_path=log,
+                           time_limit=limits.compile_seconds, output_limit=limits.output_bytes, cwd=stage)
+    seconds = round(finished.seconds, 2)
+    if finished.timed_out:
+        return _outcome(student, COMPILE_TIMEOUT, f"the compiler ran for more than {limits.compile_seconds:.0f} s",
+                        source_sha256=digest, compile_seconds=seconds)
+    if finished.exit_code != 0 or not os.path.isfile(library):
+        # Paths inside the private staging folder mean nothing to the student: name the file only.
+        return _outcome(student, COMPILE_ERROR, _compiler_errors(finished.text().replace(stage + os.sep, "")),
+                        source_sha256=digest, compile_seconds=seconds)
+    with open(dependencies, encoding="utf-8", errors="replace") as handle:
+        read = scan.read_dependencies(handle.read())
+    findings = scan.check_dependencies(
+        read, source=source, allowed_headers=kit.allowed_headers(),
+        private_dirs=[kit.source_dir, layout.out, os.path.dirname(os.path.dirname(submission.source))],
+        forbidden_libraries=kit.forbid)
+    if findings:
+        return _outcome(student, FORBIDDEN, scan.describe(findings), source_sha256=digest,
+                        compile_seconds=seconds)
+    return _outcome(student, COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
+
+
+def _grader_command(kit: Kit, library: str, stage: str, results: str, report: str, seed: int) -> List[str]:
+    return [kit.grader, "--student", library, "--reference", kit.reference, "--results", results,
+            "--report", report, "--output-dir", os.path.join(stage, "output"), "--seed", str(seed)]
+
+
+def _read_results(path: str) -> Optional[dict]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def grade_build(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
+                sanitizer: str = "") -> dict:
+    """Runs the lab's grader on @p library (after the memory-checking pass when
+    @p sanitizer names compute-sanitizer) and classifies what happened."""
+    if sanitizer:
+        gate = _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
+                           sanitizer=sanitizer)
+        if gate["status"] != GRADED:
+            return gate
+    return _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed)
+
+
+def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
+                sanitizer: str = "") -> dict:
+    # A fresh name each run: the results come from this file, never from what the program prints.
+    results = os.path.join(stage, f"results-{secrets.token_hex(8)}.json")
+    report = os.path.join(stage, "report.txt")
+    command = _grader_command(kit, library, stage, results, report, seed)
+    if sanitizer:
+        command = [sanitizer, "--tool", "memcheck", "--error-exitcode", str(SANITIZER_FOUND_ERRORS),
+                   "--print-limit", "10", "--leak-check", "no"] + command + [SANITIZE_FILTER]
+    log = os.path.join(keep_dir, "sanitizer.log" if sanitizer else "run.log")
+    env = dict(os.environ, NO_COLOR="1")
+    finished = run_limited(command, log_path=log, cwd=stage, env=env, output_limit=limits.output_bytes,
+                           time_limit=limits.sanitize_seconds if sanitizer else limits.run_seconds)
+    data = _read_results(results)
+    if not sanitizer:
+        for name, target in ((results, "lab-results.json"), (report, "lab-report.txt")):
+            if os.path.isfile(name):
+                shutil.copyfile(name, os.path.join(keep_dir, target))
+    outcome = classify(finished, data, limits, sanitizer=bool(sanitizer))
+    outcome.update(student=student, run_seconds=round(finished.seconds, 2))
+    return outcome
+
+
+def classify(finished: Finished, results: Optional[dict], limits: Limits, sanitizer: bool = False) -> dict:
+    """What a grader run's ending and its results file say happened."""
+    checks = (results or {}).get("checks", [])
+    running = (results or {}).get("running")
+    trouble = (results or {}).get("gpu_trouble")
+    during = f" during {running}" if running else ""
+    base = dict(checks=checks, running=running, gpu_trouble=trouble, facts=(results or {}).get("facts", {}))
+    if finished.output_exceeded:
+        return dict(base, status=OUTPUT_LIMIT, detail=f"printed more than {limits.output_bytes} bytes{during}")
+    if finished.timed_out:
+        seconds = limits.sanitize_seconds if sanitizer else limits.run_seconds
+        where = " (under compute-sanitizer)" if sanitizer else ""
+        return dict(base, status=TIMED_OUT, detail=f"still running after {seconds:.0f} s{during}{where}")
+    if finished.signal_number is not None:
+        return dict(base, status=CRASHED, detail=f"{finished.signal_name()}{during}")
+    code = finished.exit_code
+    if sanitizer and code == SANITIZER_FOUND_ERRORS:
+        errors = [line for line in finished.text().splitlines() if line.startswith("=========")]
+        return dict(base, status=MEMORY_ERROR, checks=[],
+                    detail="compute-sanitizer memcheck found errors:\n" + "\n".join(errors[:12]))
+    if code == GRADER_NO_GPU:
+        return dict(base, status=NO_GPU, detail="")
+    if code == GRADER_GPU_LOST:
+        message = (trouble or {}).get("message", "the GPU context was lost")
+        where = (trouble or {}).get("check", "")
+        return dict(base, status=GPU_ERROR, detail=f"{message}{' after ' + where if where else ''}")
+    if code in (GRADER_ALL_PASSED, GRADER_SOME_FAILED) and results and results.get("complete"):
+        if trouble and trouble.get("kind") == "memory_exhausted":
+            return dict(base, status=GPU_MEMORY, detail=f"{trouble['message']} (after {trouble['check']})")
+        return dict(base, status=GRADED, detail="")
+    if code in (GRADER_BAD_INPUT, GRADER_GPU_FAILED):
+        return dict(base, status=GRADER_ERROR, detail=tail_of(finished.text(), 8))
+    return dict(base, status=CRASHED,
+                detail=f"the program ended with exit status {code} before the checks finished{during}")

@@ -1,0 +1,123 @@
+"""What CMake built for grading one lab: build/grading/<lab>/kit.json.
+
+It names the pristine grader and reference, the lab's table object, and the
+compiler flags of the lab's own builds; the instructors' grader compiles each
+submission with exactly these, against these, and nothing from the student
+but the one file.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import List
+
+
+class KitError(Exception):
+    """The kit is missing or does not describe a usable lab build."""
+
+
+@dataclass
+class Kit:
+    lab: str
+    version: str
+    source_dir: str
+    lab_dir: str
+    skeleton: str
+    reference_source: str
+    grader: str
+    reference: str
+    table_objects: List[str]
+    compiler: str
+    compile_flags: List[str]
+    architectures: str
+    include_dirs: List[str]
+    link_flags: List[str]
+    forbid: List[str]
+    points: str
+    compute_sanitizer: str = ""
+    path: str = field(default="", compare=False)
+
+    def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
+        """One compiler call: @p source and the table into the shared library
+        @p library, listing every file it read in @p dependencies."""
+        includes = [f"-I{folder}" for folder in self.include_dirs]
+        return ([self.compiler] + self.compile_flags + architecture_flags(self.architectures) + includes +
+                self.link_flags + ["-MD", "-MF", dependencies, "-o", library, source] + self.table_objects)
+
+    def allowed_headers(self) -> List[str]:
+        """Headers a submission may include from the course: the lab's own and
+        common/memlab's (not its grading machinery)."""
+        headers = []
+        for folder in (self.lab_dir, os.path.join(self.source_dir, "common", "memlab")):
+            for pattern in ("*.cuh", "*.hpp", "*.h"):
+                headers += glob.glob(os.path.join(folder, pattern))
+        return sorted(headers)
+
+    def snapshot(self, folder: str) -> "Kit":
+        """Copies the grader, the reference and the table into @p folder and
+        returns the kit that uses the copies: a rebuild during a long run (or
+        between a run and its --resume) cannot change what grades."""
+        os.makedirs(folder, exist_ok=True)
+        copied = {}
+        for name in ("grader", "reference"):
+            target = os.path.join(folder, os.path.basename(getattr(self, name)))
+            shutil.copy2(getattr(self, name), target)
+            copied[name] = target
+        objects = []
+        for index, obj in enumerate(self.table_objects):
+            target = os.path.join(folder, f"table{index}.o")
+            shutil.copy2(obj, target)
+            objects.append(target)
+        fields = dict(self.__dict__, **copied, table_objects=objects)
+        return Kit(**fields)
+
+    def fingerprint(self) -> dict:
+        """SHA-256 of the grader, the reference and the table: what a grade depends on."""
+        files = {"grader": self.grader, "reference": self.reference}
+        files.update({f"table{i}": path for i, path in enumerate(self.table_objects)})
+        return {name: sha256_of(path) for name, path in files.items()}
+
+
+def sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def architecture_flags(architectures: str) -> List[str]:
+    """nvcc flags for a CMake CUDA_ARCHITECTURES value: "90" is SASS and PTX,
+    "90-real" SASS only, "90-virtual" PTX only; native/all/all-major as in nvcc."""
+    flags = []
+    for entry in filter(None, architectures.split(";")):
+        if entry in ("native", "all", "all-major"):
+            flags.append(f"-arch={entry}")
+            continue
+        number, _, kind = entry.partition("-")
+        codes = {"real": [f"sm_{number}"], "virtual": [f"compute_{number}"]}.get(
+            kind, [f"compute_{number}", f"sm_{number}"])
+        flags.append(f"--generate-code=arch=compute_{number},code=[{','.join(codes)}]")
+    return flags
+
+
+def load_kit(path: str) -> Kit:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        raise KitError(f"{path} does not exist") from None
+    except (OSError, ValueError) as error:
+        raise KitError(f"cannot read {path}: {error}") from None
+    try:
+        kit = Kit(**data, path=path)
+    except TypeError as error:
+        raise KitError(f"{path} is not a grading kit: {error}") from None
+    missing = [p for p in [kit.grader, kit.reference] + kit.table_objects if not os.path.isfile(p)]
+    if missing:
+        raise KitError(f"{path} names files that are not built: {', '.join(missing)}")
+    return kit

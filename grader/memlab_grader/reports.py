@@ -1,0 +1,306 @@
+"""What a grading run leaves in OUT, all computed from the stored outcomes and
+the points table: per student feedback.txt and results.json (Gradescope's
+format), gradebook.csv, summary.md and summary.html. Each file is written to a
+temporary name and renamed, so an interrupted run never leaves half a file.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+import statistics
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from . import grading
+from .points import Rule, Table, earned, total
+
+
+def write_text_atomically(path: str, text: str) -> None:
+    temporary = f"{path}.partial"
+    with open(temporary, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+@dataclass
+class Scored:
+    """One row of the gradebook."""
+
+    outcome: dict
+    points: Dict[str, float]
+    total: float
+
+    @property
+    def student(self) -> str:
+        return self.outcome["student"]
+
+    @property
+    def status(self) -> str:
+        return self.outcome["status"]
+
+    def check(self, check_id: str) -> Optional[dict]:
+        return next((c for c in self.outcome.get("checks", []) if c.get("id") == check_id), None)
+
+
+def score(outcome: dict, table: Table) -> Scored:
+    """Points per check and the total. Checks that ran keep what they earned
+    whatever happened later (a crash in step 4 keeps steps 1-3)."""
+    ran = {check.get("id"): check for check in outcome.get("checks", [])}
+    points = {check: earned(rule, ran.get(check)) for check, rule in table.items()}
+    return Scored(outcome, points, round(sum(points.values()), 2))
+
+
+def format_points(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    line = " | ".join(part.strip() for part in (text or "").splitlines() if part.strip())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _how(rule: Rule, check: Optional[dict]) -> str:
+    if check is None:
+        return "did not run"
+    if rule.timed:
+        ratio = check.get("ratio")
+        took = f"{ratio:.2f}x the reference's time" if isinstance(ratio, (int, float)) else "no time measured"
+        return f"{took}; {rule.describe()}"
+    return check.get("verdict", "")
+
+
+HEADLINES = {
+    grading.GRADED: "Graded.",
+    grading.MISSING: "No submission: the lab's file is not in the folder.",
+    grading.UNREADABLE: "The submitted file could not be read as text.",
+    grading.FORBIDDEN: "Not graded: the file uses something this lab forbids.",
+    grading.COMPILE_ERROR: "Not graded: the file does not compile.",
+    grading.COMPILE_TIMEOUT: "Not graded: compiling took too long.",
+    grading.CRASHED: "The grader's process crashed while running your code; the checks before it count.",
+    grading.TIMED_OUT: "Your code did not finish in time (an endless loop on the CPU or the GPU?); the checks before it count.",
+    grading.OUTPUT_LIMIT: "Your code printed too much and was stopped; the checks before it count.",
+    grading.GPU_ERROR: "Your code left the GPU unusable (a sticky CUDA error); the checks before it count.",
+    grading.GPU_MEMORY: "Your code kept the GPU's memory allocated; later checks could not allocate theirs.",
+    grading.MEMORY_ERROR: "compute-sanitizer found memory errors; the submission was not graded further.",
+    grading.NO_GPU: "Compiled, but not run: the grading machine has no GPU.",
+    grading.GRADER_ERROR: "The grader could not run your build; tell your instructor.",
+}
+
+
+def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], lab_report: str,
+                  compile_log: str) -> str:
+    out = io.StringIO()
+    out.write(f"{lab}: feedback for {row.student}\n")
+    out.write(f"Status: {row.status}. {HEADLINES.get(row.status, '')}\n")
+    out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
+    width = max([len(check) for check in table] + [5])
+    out.write(f"{'Check':<{width}}  {'Points':>13}  How\n")
+    for check, rule in table.items():
+        ran = row.check(check)
+        awarded = f"{format_points(row.points[check])} / {format_points(rule.points)}"
+        out.write(f"{check:<{width}}  {awarded:>13}  {_how(rule, ran)}")
+        title = (ran or {}).get("title") or titles.get(check, "")
+        out.write(f"  ({title})\n" if title else "\n")
+    if row.outcome.get("detail"):
+        out.write(f"\nWhat happened:\n{row.outcome['detail']}\n")
+    if row.status == grading.COMPILE_ERROR and compile_log:
+        out.write(f"\nThe compiler's output:\n{compile_log.strip()}\n")
+    if lab_report.strip():
+        out.write(f"\nThe lab's own report, as `make {lab}` prints it:\n{lab_report.rstrip()}\n")
+    return out.getvalue()
+
+
+def gradescope_results(row: Scored, table: Table, titles: Dict[str, str]) -> dict:
+    """Gradescope's autograder results format."""
+    tests = []
+    for check, rule in table.items():
+        ran = row.check(check)
+        title = (ran or {}).get("title") or titles.get(check, check)
+        lines = [_how(rule, ran)]
+        for key in ("measured", "reference", "detail", "hint"):
+            if ran and ran.get(key) and (key != "hint" or ran.get("verdict") != "pass"):
+                lines.append(f"{key}: {ran[key]}")
+        tests.append(dict(name=f"{check}: {title}", score=row.points[check], max_score=rule.points,
+                          status="passed" if row.points[check] >= rule.points else "failed",
+                          output="\n".join(lines)))
+    output = f"{row.status}. {HEADLINES.get(row.status, '')}"
+    if row.outcome.get("detail"):
+        output += "\n" + row.outcome["detail"]
+    return dict(score=row.total, output=output, tests=tests)
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Table, titles: Dict[str, str]) -> None:
+    folder = layout.student_dir(row.student)
+    os.makedirs(folder, exist_ok=True)
+    text = feedback_text(lab, row, table, titles, read_text(os.path.join(folder, "lab-report.txt")),
+                         read_text(os.path.join(folder, "compile.log")))
+    write_text_atomically(os.path.join(folder, "feedback.txt"), text)
+    write_text_atomically(os.path.join(folder, "results.json"),
+                          json.dumps(gradescope_results(row, table, titles), indent=1) + "\n")
+
+
+def gradebook_csv(rows: Sequence[Scored], table: Table) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "status", "total", "max"] + list(table) + ["detail"])
+    for row in rows:
+        writer.writerow([row.student, row.status, format_points(row.total), format_points(total(table))] +
+                        [format_points(row.points[check]) for check in table] + [_one_line(row.outcome.get("detail", ""))])
+    return out.getvalue()
+
+
+# The class summary: sections of tables, rendered as Markdown and as HTML.
+@dataclass
+class Section:
+    title: str
+    headers: List[str]
+    rows: List[List[str]]
+    text: str = ""
+    bars: List[tuple] = field(default_factory=list)  # (label, count) for a histogram
+
+
+def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dict) -> List[Section]:
+    maximum = total(table)
+    sections = []
+    gpu = record.get("gpu", {}).get("GPU", "no GPU")
+    ran = [row for row in rows if row.outcome.get("checks")]
+    totals = [row.total for row in rows]
+    facts = [f"{len(rows)} submissions, {sum(r.status == grading.GRADED for r in rows)} graded to the end",
+             f"GPU: {gpu}", f"grader {record.get('version', '?')} ({record.get('git', '?')})"]
+    if totals:
+        facts.append(f"mean {statistics.mean(totals):.1f}, median {statistics.median(totals):.1f} of {format_points(maximum)}")
+    sections.append(Section(f"{lab}: class summary", [], [], text="; ".join(facts) + "."))
+
+    counts: Dict[str, int] = {}
+    for row in rows:
+        counts[row.status] = counts.get(row.status, 0) + 1
+    sections.append(Section("Statuses", ["status", "submissions"],
+                            [[status, str(n)] for status, n in sorted(counts.items(), key=lambda x: -x[1])]))
+
+    bins = [0] * 10
+    for value in totals:
+        share = value / maximum if maximum else 0
+        bins[min(9, int(share * 10))] += 1
+    labels = [f"{10 * i}-{10 * i + 9}%" if i < 9 else "90-100%" for i in range(10)]
+    sections.append(Section("Score distribution", ["share of the points", "submissions"],
+                            [[label, str(n)] for label, n in zip(labels, bins)], bars=list(zip(labels, bins))))
+
+    check_rows = []
+    for check, rule in table.items():
+        verdicts = [(row.check(check) or {}).get("verdict", "did not run") for row in ran]
+        got = [row.points[check] for row in ran]
+        check_rows.append([check, str(verdicts.count("pass")), str(verdicts.count("fail")),
+                           str(verdicts.count("blocked")), str(verdicts.count("did not run")),
+                           f"{statistics.mean(got):.1f} / {format_points(rule.points)}" if got else "-"])
+    check_rows.sort(key=lambda r: -int(r[2]))
+    sections.append(Section("Checks, most failed first (submissions that ran)",
+                            ["check", "passed", "failed", "blocked", "did not run", "mean points"], check_rows))
+
+    timing_rows = []
+    for check, rule in table.items():
+        if not rule.timed:
+            continue
+        ratios = sorted(c["ratio"] for c in (row.check(check) for row in ran)
+                        if c and isinstance(c.get("ratio"), (int, float)))
+        if ratios:
+            full = sum(r <= rule.full_at for r in ratios)
+            timing_rows.append([check, str(len(ratios)), f"{ratios[0]:.2f}", f"{statistics.median(ratios):.2f}",
+                                f"{ratios[-1]:.2f}", f"{full} of {len(ratios)}"])
+        else:
+            timing_rows.append([check, "0", "-", "-", "-", "-"])
+    sections.append(Section("Timing spread: student time / reference time",
+                            ["check", "timed", "fastest", "median", "slowest", "full points"], timing_rows))
+
+    sections.append(Section("Students", ["student", "status", "total", "detail"],
+                            [[row.student, row.status, format_points(row.total), _one_line(row.outcome.get("detail", ""), 120)]
+                             for row in rows]))
+    return sections
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def summary_markdown(sections: Sequence[Section]) -> str:
+    out = io.StringIO()
+    for index, section in enumerate(sections):
+        out.write(f"{'#' if index == 0 else '##'} {section.title}\n\n")
+        if section.text:
+            out.write(section.text + "\n\n")
+        if section.bars:
+            widest = max([n for _, n in section.bars] + [1])
+            out.write("```\n")
+            for label, n in section.bars:
+                out.write(f"{label:>8} {'#' * round(40 * n / widest):<40} {n}\n")
+            out.write("```\n\n")
+        elif section.headers:
+            out.write("| " + " | ".join(section.headers) + " |\n")
+            out.write("|" + "---|" * len(section.headers) + "\n")
+            for row in section.rows:
+                out.write("| " + " | ".join(_markdown_cell(cell) for cell in row) + " |\n")
+            out.write("\n")
+    return out.getvalue()
+
+
+def _histogram_svg(bars: Sequence[tuple]) -> str:
+    width, height, gap = 44, 160, 6
+    widest = max([n for _, n in bars] + [1])
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{len(bars) * (width + gap)}" height="{height + 40}" '
+             f'role="img" aria-label="score distribution">']
+    for i, (label, n) in enumerate(bars):
+        h = round(height * n / widest)
+        x = i * (width + gap)
+        parts.append(f'<rect x="{x}" y="{height - h}" width="{width}" height="{h}" fill="#4a7ab8"/>')
+        parts.append(f'<text x="{x + width / 2}" y="{height - h - 4}" text-anchor="middle" font-size="12">{n}</text>')
+        parts.append(f'<text x="{x + width / 2}" y="{height + 16}" text-anchor="middle" font-size="11">'
+                     f'{html.escape(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def summary_html(sections: Sequence[Section]) -> str:
+    out = io.StringIO()
+    title = html.escape(sections[0].title if sections else "summary")
+    out.write(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n"
+              "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}"
+              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}"
+              "</style></head><body>\n")
+    for index, section in enumerate(sections):
+        tag = "h1" if index == 0 else "h2"
+        out.write(f"<{tag}>{html.escape(section.title)}</{tag}>\n")
+        if section.text:
+            out.write(f"<p>{html.escape(section.text)}</p>\n")
+        if section.bars:
+            out.write(_histogram_svg(section.bars) + "\n")
+        elif section.headers:
+            out.write("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in section.headers) + "</tr>\n")
+            for row in section.rows:
+                out.write("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>\n")
+            out.write("</table>\n")
+    out.write("</body></html>\n")
+    return out.getvalue()
+
+
+def write_reports(layout: grading.Layout, lab: str, outcomes: Sequence[dict], table: Table, record: dict) -> List[Scored]:
+    """Every report of the run, from @p outcomes (one per student, in order)."""
+    titles = record.get("check_titles", {})
+    rows = [score(outcome, table) for outcome in outcomes]
+    for row in rows:
+        write_student_files(layout, lab, row, table, titles)
+    write_text_atomically(os.path.join(layout.out, "gradebook.csv"), gradebook_csv(rows, table))
+    sections = summary_sections(lab, rows, table, record)
+    write_text_atomically(os.path.join(layout.out, "summary.md"), summary_markdown(sections))
+    write_text_atomically(os.path.join(layout.out, "summary.html"), summary_html(sections))
+    write_text_atomically(os.path.join(layout.out, "run.json"), json.dumps(record, indent=1) + "\n")
+    return rows

@@ -1,0 +1,158 @@
+"""Running an untrusted program: a time limit, a cap on its output, no core files.
+
+The program runs in a session (process group) of its own, so everything it
+starts is killed with it; its output is read as it comes and the program is
+killed once it passes the cap, so a student's endless printing fills neither
+the disk nor the grader's memory.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+
+@dataclass
+class Finished:
+    """How a limited program ended."""
+
+    exit_code: Optional[int]  # None when a signal ended it
+    signal_number: Optional[int]
+    timed_out: bool
+    output_exceeded: bool
+    seconds: float
+    output: bytes  # at most the cap
+
+    def signal_name(self) -> str:
+        """'SIGSEGV (Segmentation fault)' for the signal that ended the program."""
+        if self.signal_number is None:
+            return ""
+        try:
+            number = signal.Signals(self.signal_number)
+            return f"{number.name} ({signal.strsignal(number)})"
+        except ValueError:
+            return f"signal {self.signal_number}"
+
+    def text(self) -> str:
+        return self.output.decode("utf-8", errors="replace")
+
+
+def _without_core_files() -> None:
+    """No core files from a crashing submission. Set in this process and
+    inherited, since a preexec_fn is unsafe while compiles run in threads."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    if soft != 0:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, hard))
+
+
+# Programs running now, so that an interrupted grader can stop them all.
+_running: set = set()
+
+
+def kill_all() -> None:
+    """Kills every limited program still running (on Ctrl-C or SIGTERM)."""
+    for process in list(_running):
+        _kill_group(process)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _read(fd: int) -> Optional[bytes]:
+    """Up to 64 KiB from a non-blocking pipe: b"" at its end, None if nothing is there yet."""
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return None
+
+
+def run_limited(command: Sequence[str], *, log_path: str, time_limit: float, output_limit: int,
+                cwd: Optional[str] = None, env: Optional[dict] = None) -> Finished:
+    """Runs @p command with stdout and stderr together into @p log_path (the
+    first @p output_limit bytes), killed after @p time_limit seconds or once it
+    has printed more than @p output_limit bytes."""
+    _without_core_files()
+    started = time.monotonic()
+    deadline = started + time_limit
+    process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, cwd=cwd, env=env, start_new_session=True)
+    _running.add(process)
+    try:
+        return _follow(process, started, deadline, log_path, time_limit, output_limit)
+    finally:
+        _kill_group(process)  # a stopped or leftover process of the group, or all of it on an interrupt
+        process.wait()
+        process.stdout.close()
+        _running.discard(process)
+
+
+def _follow(process: subprocess.Popen, started: float, deadline: float, log_path: str, time_limit: float,
+            output_limit: int) -> Finished:
+    kept = bytearray()
+    timed_out = exceeded = False
+    fd = process.stdout.fileno()
+    os.set_blocking(fd, False)
+
+    def take(chunk: bytes) -> bool:
+        """Keeps what fits under the cap; False once the cap is passed."""
+        room = output_limit - len(kept)
+        kept.extend(chunk[: max(room, 0)])
+        return len(chunk) <= room
+
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        pipe_open = True
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = process.poll() is None
+                break
+            if pipe_open and selector.select(timeout=min(remaining, 0.1)):
+                chunk = _read(fd)
+                if chunk:
+                    if not take(chunk):
+                        exceeded = True
+                        break
+                    continue
+                if chunk == b"":  # every writer has closed the pipe
+                    selector.unregister(fd)
+                    pipe_open = False
+            if process.poll() is not None:
+                # Ended: take what is still in the pipe, but do not wait for a
+                # child it left behind holding the pipe open.
+                while pipe_open and (chunk := _read(fd)):
+                    if not take(chunk):
+                        exceeded = True
+                        break
+                break
+            if not pipe_open:
+                time.sleep(0.05)
+    _kill_group(process)
+    process.wait()
+    seconds = time.monotonic() - started
+    note = b""
+    if exceeded:
+        note = f"\n[memlab grader: stopped after {output_limit} bytes of output]\n".encode()
+    elif timed_out:
+        note = f"\n[memlab grader: stopped after {time_limit:.0f} s]\n".encode()
+    with open(log_path, "wb") as log:
+        log.write(bytes(kept) + note)
+    code = process.returncode
+    killed_by_us = timed_out or exceeded
+    return Finished(
+        exit_code=None if code < 0 else code,
+        signal_number=-code if code < 0 and not killed_by_us else None,
+        timed_out=timed_out,
+        output_exceeded=exceeded,
+        seconds=seconds,
+        output=bytes(kept),
+    )

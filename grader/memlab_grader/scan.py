@@ -1,0 +1,188 @@
+"""Finding what a submission may not use: forbidden libraries, file access,
+other programs, and files of the course other than the lab's headers.
+
+Two looks, because each misses what the other sees:
+  - before compiling, the source with comments and string literals blanked
+    out (a comment that mentions cublasSgemm is not a use of it);
+  - after compiling, the compiler's list of every file the source included
+    (an include spelled through a macro is still seen there).
+This is a deterrent that names what it found, not a sandbox: the lab builds are
+also linked with --no-undefined, and every run is a process of its own.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterable, List, Optional, Sequence
+
+# What each library a lab can forbid looks like in a source file.
+LIBRARIES = {
+    "cublas": ("cuBLAS", re.compile(r"(?i)^cublas"), re.compile(r"(?i)(^|/)cublas")),
+    "thrust": ("Thrust", re.compile(r"^thrust$"), re.compile(r"(^|/)thrust/")),
+    "cub": ("CUB", re.compile(r"^cub$"), re.compile(r"(^|/)cub/")),
+}
+
+FILES_AND_PROGRAMS = "reading files or running programs"
+# Names that open files, map them, or start programs: forbidden wherever they appear.
+_FILE_NAMES = {
+    "fopen", "freopen", "fdopen", "tmpfile", "popen", "system", "fork", "vfork", "execl", "execlp",
+    "execle", "execv", "execvp", "execvpe", "posix_spawn", "posix_spawnp", "dlopen", "dlmopen", "dlsym",
+    "dlvsym", "syscall", "mmap", "ifstream", "ofstream", "fstream", "filebuf", "basic_ifstream",
+    "basic_ofstream", "basic_fstream", "basic_filebuf", "filesystem", "opendir",
+}
+# POSIX calls with common names: forbidden when called.
+_FILE_CALLS = {"open", "openat", "creat", "read", "write", "pread", "pwrite", "readlink", "unlink"}
+_FILE_HEADERS = re.compile(
+    r"^(fstream|filesystem|experimental/filesystem|fcntl\.h|unistd\.h|dlfcn\.h|spawn\.h|dirent\.h|"
+    r"sys/mman\.h|sys/syscall\.h|sys/stat\.h)$")
+
+OTHER_FILES = "including files other than the lab's headers"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One forbidden use: what kind, the name as written, and where."""
+
+    what: str   # "cuBLAS", "reading files or running programs", ...
+    name: str
+    line: int   # 0 when it came from the compiler's list of included files
+
+    def __str__(self) -> str:
+        return f"{self.name} (line {self.line})" if self.line else self.name
+
+
+def blank_comments_and_literals(source: str, keep_strings: bool = False) -> str:
+    """@p source with comments (and, unless @p keep_strings, string and character
+    literals) replaced by spaces; newlines stay, so line numbers still hold."""
+    out: List[str] = []
+    i, n = 0, len(source)
+
+    def blank(text: str) -> str:
+        return "".join(c if c == "\n" else " " for c in text)
+
+    while i < n:
+        c = source[i]
+        two = source[i:i + 2]
+        if two == "//":
+            end = source.find("\n", i)
+            end = n if end < 0 else end
+            out.append(blank(source[i:end]))
+            i = end
+        elif two == "/*":
+            end = source.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append(blank(source[i:end]))
+            i = end
+        elif c == "R" and source.startswith('R"', i) and (i == 0 or not (source[i - 1].isalnum() or source[i - 1] == "_")):
+            open_paren = source.find("(", i + 2)
+            delimiter = source[i + 2:open_paren] if open_paren >= 0 else ""
+            end = source.find(")" + delimiter + '"', open_paren + 1) if open_paren >= 0 else -1
+            end = n if end < 0 else end + len(delimiter) + 2
+            out.append(source[i:end] if keep_strings else blank(source[i:end]))
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and source[j] != c and source[j] != "\n":
+                j += 2 if source[j] == "\\" else 1
+            end = min(j + 1, n)
+            out.append(source[i:end] if keep_strings else blank(source[i:end]))
+            i = end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*(.*)$", re.MULTILINE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding]:
+    """Forbidden uses in @p source, in the order they appear."""
+    findings: List[Finding] = []
+    libraries = [LIBRARIES[name] for name in forbidden_libraries]
+
+    # Included headers, read before string literals are blanked (a quoted header name is one).
+    with_strings = blank_comments_and_literals(source, keep_strings=True)
+    for match in _INCLUDE.finditer(with_strings):
+        line = _line_of(with_strings, match.start())
+        target = match.group(1).strip()
+        header = re.match(r'^[<"]([^>"]*)[>"]', target)
+        if not header:
+            findings.append(Finding(OTHER_FILES, f"#include {target} (a computed include)", line))
+            continue
+        name = header.group(1)
+        for label, _, header_pattern in libraries:
+            if header_pattern.search(name):
+                findings.append(Finding(label, name, line))
+        if _FILE_HEADERS.match(name):
+            findings.append(Finding(FILES_AND_PROGRAMS, name, line))
+        if name.startswith("/") or ".." in name.split("/"):
+            findings.append(Finding(OTHER_FILES, name, line))
+
+    code = blank_comments_and_literals(source)
+    code_without_includes = _INCLUDE.sub(lambda m: " " * len(m.group(0)), code)
+    for match in _IDENTIFIER.finditer(code_without_includes):
+        name = match.group(0)
+        line = _line_of(code_without_includes, match.start())
+        for label, name_pattern, _ in libraries:
+            if name_pattern.search(name):
+                findings.append(Finding(label, name, line))
+        if name in _FILE_NAMES:
+            findings.append(Finding(FILES_AND_PROGRAMS, name, line))
+        elif name in _FILE_CALLS and _is_call(code_without_includes, match):
+            findings.append(Finding(FILES_AND_PROGRAMS, name, line))
+    return findings
+
+
+def _is_call(code: str, match: re.Match) -> bool:
+    """A free call `name(`: not a member (`x.read(`) or a declaration's name after a type."""
+    after = code[match.end():].lstrip(" \t")
+    before = code[:match.start()].rstrip(" \t")
+    return after.startswith("(") and not before.endswith((".", "->"))
+
+
+def read_dependencies(deps_text: str) -> List[str]:
+    """The files listed in a compiler's make-style dependency file (-MD -MF)."""
+    text = deps_text.replace("\\\n", " ")
+    _, _, files = text.partition(": ")
+    paths = re.findall(r"(?:\\ |[^\s])+", files)
+    return [path.replace("\\ ", " ") for path in paths]
+
+
+def check_dependencies(dependencies: Iterable[str], *, source: str, allowed_headers: Iterable[str],
+                       private_dirs: Iterable[str], forbidden_libraries: Sequence[str]) -> List[Finding]:
+    """Forbidden files among what the compiler read for @p source: a forbidden
+    library's headers, or a file under one of @p private_dirs (the course's
+    sources, the staging area, the submissions) that is not an allowed header."""
+    allowed = {os.path.realpath(path) for path in allowed_headers}
+    allowed.add(os.path.realpath(source))
+    private = [os.path.realpath(path) + os.sep for path in private_dirs]
+    libraries = [LIBRARIES[name] for name in forbidden_libraries]
+    findings: List[Finding] = []
+    for dependency in dependencies:
+        path = os.path.realpath(dependency)
+        if path in allowed:
+            continue
+        for label, _, header_pattern in libraries:
+            if header_pattern.search(path):
+                findings.append(Finding(label, dependency, 0))
+        if any(path.startswith(folder) for folder in private):
+            findings.append(Finding(OTHER_FILES, dependency, 0))
+    return findings
+
+
+def describe(findings: Sequence[Finding]) -> str:
+    """'cuBLAS: cublasSgemm (line 40); reading files or running programs: fopen (line 12)'."""
+    by_kind: dict = {}
+    for finding in findings:
+        by_kind.setdefault(finding.what, [])
+        if str(finding) not in by_kind[finding.what]:
+            by_kind[finding.what].append(str(finding))
+    return "; ".join(f"{what}: {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}"
+                     for what, names in by_kind.items())
