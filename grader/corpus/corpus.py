@@ -90,13 +90,15 @@ def hostile_entries(full: Dict[str, bool]) -> List[Entry]:
                             "    void* hoard = nullptr;\n"
                             "    if (cudaMalloc(&hoard, chunk) != cudaSuccess) { cudaGetLastError(); chunk /= 2; }\n"
                             "  }\n  hoarded = true;\n", gpu_hostile=True),
-            # One float past a small allocation: no fault (allocations come in large pages), so only
-            # compute-sanitizer sees it.
+            # One float past the end of a 255-float allocation: it lands in the padding that
+            # rounds the allocation up, so nothing faults and no other buffer changes; only
+            # compute-sanitizer sees it. (Past a 256-float one, it overwrote the grader's next
+            # buffer on an H100: that is what such writes usually do.)
             Entry("out_of_bounds", Expect("graded", total=(100, 100), sanitize_status="memory error"),
                   prelude="__global__ void corpus_one_past(float* p, int n) { p[n] = 0; }\n",
                   statement="  static float* spare = nullptr;\n"
-                            "  if (spare == nullptr) cudaMalloc(&spare, 256 * sizeof(float));\n"
-                            "  corpus_one_past<<<1, 1>>>(spare, 256);\n"),
+                            "  if (spare == nullptr) cudaMalloc(&spare, 255 * sizeof(float));\n"
+                            "  corpus_one_past<<<1, 1>>>(spare, 255);\n"),
         ]
     return entries
 
@@ -232,9 +234,14 @@ def build(lab: str, out: str, copies: int = 1, only: Optional[List[str]] = None)
     return submissions
 
 
-def check(expected_path: str, results: str, sanitize: bool = False) -> Tuple[bool, bool]:
+# Found before anything runs, so the same with or without a GPU.
+COMPILE_STAGE = {"compile error", "forbidden API", "missing file"}
+
+
+def check(expected_path: str, results: str, sanitize: bool = False, without_gpu: bool = False) -> Tuple[bool, bool]:
     """Compares gradebook.csv with the expectations; prints a table.
-    Returns (all as expected, GPU rows not run for want of a GPU)."""
+    Returns (all as expected, GPU rows not run for want of a GPU).
+    @p without_gpu: every submission that compiles must be 'not run: no GPU'."""
     with open(expected_path, encoding="utf-8") as handle:
         expected = json.load(handle)
     with open(os.path.join(results, "gradebook.csv"), encoding="utf-8") as handle:
@@ -245,19 +252,21 @@ def check(expected_path: str, results: str, sanitize: bool = False) -> Tuple[boo
         row = rows.get(student)
         problems = []
         status = want["sanitize_status"] if sanitize and want.get("sanitize_status") else want["status"]
+        if without_gpu and status not in COMPILE_STAGE:
+            status = "not run: no GPU"
         if row is None:
             problems.append("no row in the gradebook")
-        elif row["status"] == "not run: no GPU":
+        elif row["status"] == "not run: no GPU" and not without_gpu:
             no_gpu = True
         else:
             if row["status"] != status:
                 problems.append(f"status {row['status']!r}, expected {status!r}")
             total = float(row["total"])
-            if status == want["status"]:
-                low, high = want["total"] or (0, float("inf"))
+            if status == want["status"] or status == "not run: no GPU":
+                low, high = (0, 0) if status == "not run: no GPU" else (want["total"] or (0, float("inf")))
                 if not low <= total <= high:
                     problems.append(f"total {total:g}, expected {low:g}..{high:g}")
-                for check_id, points in want["points"].items():
+                for check_id, points in ({} if status == "not run: no GPU" else want["points"]).items():
                     if float(row[check_id]) != points:
                         problems.append(f"{check_id} {row[check_id]}, expected {points:g}")
                 for check_id, limit in want["below"].items():
@@ -297,6 +306,8 @@ def main() -> int:
     t.add_argument("--only", default="")
     t.add_argument("--sanitize", action="store_true")
     t.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    t.add_argument("--without-gpu", action="store_true",
+                   help="hide any GPU: compile and scan only, the rest must be 'not run: no GPU'")
     args = parser.parse_args()
     only = [name for name in getattr(args, "only", "").split(",") if name]
 
@@ -306,7 +317,8 @@ def main() -> int:
     if args.command == "check":
         return 0 if check(args.expected, args.results, args.sanitize)[0] else 1
 
-    if gpu_missing(args.build, args.lab):
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="") if args.without_gpu else None
+    if not args.without_gpu and gpu_missing(args.build, args.lab):
         print("MEMLAB_SKIP_NO_GPU: the corpus is graded on a GPU; grader/tests cover the rest without one")
         return 0
     submissions = build(args.lab, args.work, args.copies, only)
@@ -317,10 +329,10 @@ def main() -> int:
                "--kit", os.path.join(args.build, "grading", args.lab, "kit.json")]
     if args.sanitize:
         command.append("--sanitize")
-    status = subprocess.run(command).returncode
+    status = subprocess.run(command, env=env).returncode
     print(f"grade.py exited with {status}\n")
-    good, _ = check(os.path.join(args.work, "expected.json"), results, args.sanitize)
-    return 0 if good and status == 0 else 1
+    good, _ = check(os.path.join(args.work, "expected.json"), results, args.sanitize, args.without_gpu)
+    return 0 if good and status == (1 if args.without_gpu else 0) else 1
 
 
 if __name__ == "__main__":

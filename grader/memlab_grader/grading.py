@@ -171,7 +171,10 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
                         source_sha256=digest, compile_seconds=seconds)
     if finished.exit_code != 0 or not os.path.isfile(library):
         # Paths inside the private staging folder mean nothing to the student: name the file only.
-        return _outcome(student, COMPILE_ERROR, _compiler_errors(finished.text().replace(stage + os.sep, "")),
+        output = finished.text().replace(stage + os.sep, "")
+        with open(log, "w", encoding="utf-8") as handle:
+            handle.write(output)
+        return _outcome(student, COMPILE_ERROR, _compiler_errors(output),
                         source_sha256=digest, compile_seconds=seconds)
     with open(dependencies, encoding="utf-8", errors="replace") as handle:
         read = scan.read_dependencies(handle.read())

@@ -1,0 +1,59 @@
+"""Shared by the grader's host tests: a grading kit of stand-ins (fake_nvcc.py
+compiles, fake_lab_grader.py grades), submissions, and running grade.py."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+GRADER = os.path.dirname(TESTS)
+SOURCE_DIR = os.path.dirname(GRADER)
+STANDINS = os.path.join(TESTS, "standins")
+sys.path.insert(0, GRADER)
+
+
+class GraderTestCase(unittest.TestCase):
+    """A temporary folder with a stand-in kit, and helpers to grade in it."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.root = self.folder.name
+        self.submissions = os.path.join(self.root, "submissions")
+        os.makedirs(self.submissions)
+        self.out = os.path.join(self.root, "out")
+        reference = self.write(os.path.join(self.root, "kit", "reference.cu"), "the reference\n")
+        table = self.write(os.path.join(self.root, "kit", "table.o"), "")
+        self.kit = self.write(os.path.join(self.root, "kit", "kit.json"), json.dumps(dict(
+            lab="lab1", version="test", source_dir=SOURCE_DIR, lab_dir=os.path.join(SOURCE_DIR, "labs", "lab1_caching"),
+            skeleton="vector_add.cu", reference_source=reference, grader=os.path.join(STANDINS, "fake_lab_grader.py"),
+            reference=reference, table_objects=[table], compiler=os.path.join(STANDINS, "fake_nvcc.py"),
+            compile_flags=[], architectures="90", include_dirs=[], link_flags=[], forbid=["cublas", "thrust", "cub"],
+            points=os.path.join(STANDINS, "points.txt"), compute_sanitizer="")))
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    @staticmethod
+    def write(path, text):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return path
+
+    def submit(self, student, text):
+        return self.write(os.path.join(self.submissions, student, "vector_add.cu"), text + "\n")
+
+    def grade_command(self, *extra):
+        return [sys.executable, os.path.join(GRADER, "grade.py"), "--lab", "1", "--submissions", self.submissions,
+                "--out", self.out, "--kit", self.kit, "--jobs", "2", *extra]
+
+    def grade(self, *extra, env=None):
+        return subprocess.run(self.grade_command(*extra), capture_output=True, text=True,
+                              env=dict(os.environ, **(env or {})), timeout=300)
+
+    def gradebook(self):
+        import csv
+        with open(os.path.join(self.out, "gradebook.csv"), encoding="utf-8") as handle:
+            return {row["student"]: row for row in csv.DictReader(handle)}

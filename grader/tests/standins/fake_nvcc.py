@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""A stand-in for nvcc in the grader's host tests: the "library" it writes is
+the source itself, which the stand-in grader reads for what to do. Markers in
+the source: FAKE_COMPILE_ERROR, FAKE_COMPILE_HANG, FAKE_INCLUDES_REFERENCE."""
+import os
+import sys
+import time
+
+args = sys.argv[1:]
+output = args[args.index("-o") + 1]
+deps = args[args.index("-MF") + 1]
+source = next(a for a in args if a.endswith(".cu"))
+text = open(source, encoding="utf-8").read()
+if "FAKE_COMPILE_ERROR" in text:
+    print(f"{source}(3): error: identifier \"FAKE_COMPILE_ERROR\" is undefined")
+    sys.exit(1)
+if "FAKE_COMPILE_HANG" in text:
+    time.sleep(60)
+read = [source, "/usr/include/stdio.h"]
+if "FAKE_INCLUDES_REFERENCE" in text:
+    here = os.path.dirname(os.path.abspath(__file__))
+    read.append(os.path.join(here, "..", "..", "..", "solutions", "lab1_caching", "vector_add.cu"))
+with open(deps, "w") as handle:
+    handle.write(f"{output} : " + " \\\n    ".join(read) + "\n")
+with open(output, "w") as handle:
+    handle.write(text)

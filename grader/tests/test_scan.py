@@ -1,0 +1,69 @@
+"""The forbidden-API scan: what counts as a use, and what does not."""
+import os
+import unittest
+
+import helpers  # noqa: F401  (puts grader/ on the path)
+from memlab_grader import scan
+
+ALL = ["cublas", "thrust", "cub"]
+
+
+def names(source, libraries=ALL):
+    return [(f.what, f.name, f.line) for f in scan.scan_source(source, libraries)]
+
+
+class Scan(unittest.TestCase):
+    def test_comments_and_strings_are_not_uses(self):
+        source = ('// cublasSgemm(handle)\n/* thrust::sort\n fopen */\nconst char* s = "cub::DeviceReduce fopen";\n'
+                  "const char* r = R\"x(thrust::sort \" fopen)x\";\nchar c = '\\'';\nint fine = 1;\n")
+        self.assertEqual(names(source), [])
+
+    def test_each_library_is_found_by_name_and_by_header(self):
+        source = "#include <cublas_v2.h>\n#include \"thrust/sort.h\"\nvoid f() { cub::WarpReduce<int> r; cublasSgemm_v2(); }\n"
+        self.assertEqual(names(source), [("cuBLAS", "cublas_v2.h", 1), ("Thrust", "thrust/sort.h", 2),
+                                         ("CUB", "cub", 3), ("cuBLAS", "cublasSgemm_v2", 3)])
+
+    def test_a_library_the_lab_allows_is_not_reported(self):
+        self.assertEqual(names("void f() { thrust::sort(); }", ["cublas"]), [])
+
+    def test_file_access_and_programs(self):
+        source = ('#include <fstream>\nvoid f() { std::ifstream in("x"); system("ls"); int n = read(3, 0, 1);\n'
+                  "  reader.read(buffer); int read = 2; }\n")
+        self.assertEqual(names(source), [(scan.FILES_AND_PROGRAMS, "fstream", 1),
+                                         (scan.FILES_AND_PROGRAMS, "ifstream", 2),
+                                         (scan.FILES_AND_PROGRAMS, "system", 2),
+                                         (scan.FILES_AND_PROGRAMS, "read", 2)])
+
+    def test_includes_outside_the_lab(self):
+        source = '#include "../../solutions/lab1_caching/vector_add.cu"\n#include </etc/passwd>\n#define H <x.h>\n#include H\n'
+        self.assertEqual([n for _, n, _ in names(source)],
+                         ["../../solutions/lab1_caching/vector_add.cu", "/etc/passwd", "#include H (a computed include)"])
+
+    def test_the_shipped_skeletons_and_solutions_are_clean(self):
+        for folder in ("labs", "solutions"):
+            for lab in sorted(os.listdir(os.path.join(helpers.SOURCE_DIR, folder))):
+                directory = os.path.join(helpers.SOURCE_DIR, folder, lab)
+                for name in os.listdir(directory) if os.path.isdir(directory) else []:
+                    if name.endswith(".cu") and not name.endswith("_api.cu") and name != "seed_bugs.cu":
+                        with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                            self.assertEqual(names(handle.read()), [], f"{folder}/{lab}/{name}")
+
+
+class Dependencies(unittest.TestCase):
+    def test_read_dependencies_joins_continued_lines(self):
+        text = "lib.so : /a/x.cu \\\n    /usr/include/stdio.h /with\\ space.h\n"
+        self.assertEqual(scan.read_dependencies(text), ["/a/x.cu", "/usr/include/stdio.h", "/with space.h"])
+
+    def test_only_the_labs_headers_may_come_from_the_course(self):
+        course = helpers.SOURCE_DIR
+        allowed = os.path.join(course, "common", "memlab", "cuda_check.cuh")
+        other = os.path.join(course, "common", "memlab", "grading", "speed.hpp")
+        found = scan.check_dependencies(
+            ["/stage/x.cu", allowed, other, "/usr/include/stdio.h", "/usr/local/cuda/include/cub/cub.cuh"],
+            source="/stage/x.cu", allowed_headers=[allowed], private_dirs=[course], forbidden_libraries=ALL)
+        self.assertEqual([(f.what, f.name) for f in found], [(scan.OTHER_FILES, other),
+                                                             ("CUB", "/usr/local/cuda/include/cub/cub.cuh")])
+
+
+if __name__ == "__main__":
+    unittest.main()
