@@ -282,6 +282,8 @@ def check(expected_path: str, results: str, sanitize: bool = False, without_gpu:
 def gpu_missing(build_dir: str, lab: str) -> bool:
     """The lab's grader answers 77 when no GPU can be used (before it looks at the build it is given)."""
     grader = os.path.join(build_dir, "labs", lab, f"{lab}_grader")
+    if not os.access(grader, os.X_OK):
+        raise SystemExit(f"corpus: {grader} is not built (cmake --build {build_dir} first)")
     return subprocess.run([grader, "--student", "/nonexistent"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode == 77
 
