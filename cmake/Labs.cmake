@@ -21,9 +21,10 @@ function(memlab_add_lab_build target lab source)
   target_include_directories(${target} PRIVATE "${lab_dir}")
   target_link_libraries(${target} PRIVATE memlab::headers)
   # Libraries the lab forbids: where cmake/forbidden/ has stand-ins, their
-  # headers are replaced by ones that stop the compile with the reason. --no-undefined: every name the build uses must come
-  # from what it is linked with, never from the grader that loads it (which has
-  # cuBLAS, the yardstick, linked in).
+  # headers are replaced by ones that stop the compile with the reason.
+  # --no-undefined: every name the build uses must come from what it is linked
+  # with, never from the grader that loads it (which has cuBLAS, the yardstick,
+  # linked in).
   get_property(forbidden GLOBAL PROPERTY memlab_${lab}_forbidden)
   foreach(library IN LISTS forbidden)
     if(IS_DIRECTORY "${MEMLAB_FORBIDDEN_HEADERS}/${library}")
@@ -103,8 +104,6 @@ function(memlab_add_grading_kit lab skeleton forbidden)
   string(JOIN "\",\"" flags_json ${flags})
   string(JOIN "\",\"" forbid_json ${forbidden})
   set(includes "$<JOIN:$<TARGET_PROPERTY:${student},INCLUDE_DIRECTORIES>,\",\">")
-  find_program(MEMLAB_COMPUTE_SANITIZER compute-sanitizer
-    HINTS "${CUDAToolkit_BIN_DIR}" "$ENV{CUDA_HOME}/bin" /usr/local/cuda/bin)
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grading/${lab}/kit.json" CONTENT "{
   \"lab\": \"${lab}\",
   \"version\": \"${PROJECT_VERSION}\",
@@ -121,8 +120,7 @@ function(memlab_add_grading_kit lab skeleton forbidden)
   \"include_dirs\": [\"${includes}\"],
   \"link_flags\": [\"-shared\", \"-cudart=shared\", \"-Xlinker=--no-undefined\"],
   \"forbid\": [$<$<BOOL:${forbidden}>:\"${forbid_json}\">],
-  \"points\": \"${PROJECT_SOURCE_DIR}/grader/points/${lab}.txt\",
-  \"compute_sanitizer\": \"$<$<BOOL:${MEMLAB_COMPUTE_SANITIZER}>:${MEMLAB_COMPUTE_SANITIZER}>\"
+  \"points\": \"${PROJECT_SOURCE_DIR}/grader/points/${lab}.txt\"
 }
 ")
   add_custom_target(${lab}_grading DEPENDS ${lab}_grader ${lab}_reference ${lab}_table)

@@ -38,7 +38,6 @@ class Kit:
     link_flags: List[str]
     forbid: List[str]
     points: str
-    compute_sanitizer: str = ""
     path: str = field(default="", compare=False)
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 
 @dataclass
@@ -87,16 +87,35 @@ def run_limited(command: Sequence[str], *, log_path: str, time_limit: float, out
                                stdin=subprocess.DEVNULL, cwd=cwd, env=env, start_new_session=True)
     _running.add(process)
     try:
-        return _follow(process, started, deadline, log_path, time_limit, output_limit)
+        kept, timed_out, exceeded = _follow(process, deadline, output_limit)
     finally:
         _kill_group(process)  # a stopped or leftover process of the group, or all of it on an interrupt
         process.wait()
         process.stdout.close()
         _running.discard(process)
+    seconds = time.monotonic() - started
+    note = b""
+    if exceeded:
+        note = f"\n[memlab grader: stopped after {output_limit} bytes of output]\n".encode()
+    elif timed_out:
+        note = f"\n[memlab grader: stopped after {time_limit:.0f} s]\n".encode()
+    with open(log_path, "wb") as log:
+        log.write(kept + note)
+    code = process.returncode
+    killed_by_us = timed_out or exceeded
+    return Finished(
+        exit_code=None if code < 0 else code,
+        signal_number=-code if code < 0 and not killed_by_us else None,
+        timed_out=timed_out,
+        output_exceeded=exceeded,
+        seconds=seconds,
+        output=kept,
+    )
 
 
-def _follow(process: subprocess.Popen, started: float, deadline: float, log_path: str, time_limit: float,
-            output_limit: int) -> Finished:
+def _follow(process: subprocess.Popen, deadline: float, output_limit: int) -> Tuple[bytes, bool, bool]:
+    """Reads the program's output until it ends, its time is up, or it passes
+    the cap: (the output kept, timed out, cap passed)."""
     kept = bytearray()
     timed_out = exceeded = False
     fd = process.stdout.fileno()
@@ -136,23 +155,4 @@ def _follow(process: subprocess.Popen, started: float, deadline: float, log_path
                 break
             if not pipe_open:
                 time.sleep(0.05)
-    _kill_group(process)
-    process.wait()
-    seconds = time.monotonic() - started
-    note = b""
-    if exceeded:
-        note = f"\n[memlab grader: stopped after {output_limit} bytes of output]\n".encode()
-    elif timed_out:
-        note = f"\n[memlab grader: stopped after {time_limit:.0f} s]\n".encode()
-    with open(log_path, "wb") as log:
-        log.write(bytes(kept) + note)
-    code = process.returncode
-    killed_by_us = timed_out or exceeded
-    return Finished(
-        exit_code=None if code < 0 else code,
-        signal_number=-code if code < 0 and not killed_by_us else None,
-        timed_out=timed_out,
-        output_exceeded=exceeded,
-        seconds=seconds,
-        output=bytes(kept),
-    )
+    return bytes(kept), timed_out, exceeded

@@ -30,7 +30,7 @@ class GraderTestCase(unittest.TestCase):
             skeleton="vector_add.cu", reference_source=reference, grader=os.path.join(STANDINS, "fake_lab_grader.py"),
             reference=reference, table_objects=[table], compiler=os.path.join(STANDINS, "fake_nvcc.py"),
             compile_flags=[], architectures="90", include_dirs=[], link_flags=[], forbid=["cublas", "thrust", "cub"],
-            points=os.path.join(STANDINS, "points.txt"), compute_sanitizer="")))
+            points=os.path.join(STANDINS, "points.txt"))))
 
     def tearDown(self):
         self.folder.cleanup()
