@@ -20,7 +20,7 @@ CMAKE_ARGS += $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
 LABS := $(sort $(foreach dir,$(wildcard labs/lab*_*/),$(firstword $(subst _, ,$(notdir $(dir:/=))))))
 STAMP := $(BUILD)/.configured
 
-.PHONY: help bootstrap configure build test gpu-check grade docs clean carry-deps FORCE
+.PHONY: help bootstrap configure build test gpu-check bench reliability grade docs clean carry-deps FORCE
 FORCE:
 
 help:
@@ -33,6 +33,9 @@ help:
 	@echo "  make grade LAB=N SUBMISSIONS=DIR OUT=DIR   grade a class's submissions of lab N"
 	@echo "                       (POINTS=file, RESUME=1, SANITIZE=1; grader/grade.py --help for more)"
 	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
+	@echo "  make bench           the performance report: each lab's reference against thrust and cuBLAS"
+	@echo "                       (printed, and written to $(BUILD)/bench/report.md)"
+	@echo "  make reliability     each lab's grader RUNS=50 times on the reference: timing failures, ratio spread"
 	@echo "  make docs            HTML documentation into $(BUILD)/docs/html"
 	@echo "  make bootstrap       install missing packages (Debian/Ubuntu)"
 	@echo "  make carry-deps      copy Catch2 into .deps/ for a GPU server without network"
@@ -68,6 +71,17 @@ test: build
 
 gpu-check: configure
 	@REPEAT=$(REPEAT) TESTS='$(TESTS)' JOBS=$(JOBS) scripts/gpu-check.sh $(BUILD)
+
+# The performance report (bench/performance.cu); needs a GPU.
+bench: configure
+	cmake --build $(BUILD) -j $(JOBS) --target bench_performance
+	$(BUILD)/bench/bench_performance --output $(BUILD)/bench/report.md
+
+# How often each lab's grader fails the reference on timing (scripts/grader_reliability.py); needs a GPU.
+RUNS ?= 50
+reliability: configure
+	cmake --build $(BUILD) -j $(JOBS) $(foreach lab,$(if $(LAB),lab$(LAB),$(LABS)),--target $(lab))
+	python3 scripts/grader_reliability.py --build $(BUILD) --runs $(RUNS) $(if $(LAB),--lab $(LAB)) --output $(BUILD)/reliability
 
 # The instructors' grader (grader/README.md). GRADE_ARGS passes any other option of grader/grade.py.
 grade: configure FORCE

@@ -114,24 +114,37 @@ __global__ void copy_kernel(const uint4* in, uint4* out, std::size_t count) {
 __global__ void empty_kernel() {}
 
 // No memory traffic at all: each thread runs kFmaChains independent chains of
-// fused multiply-adds, so every FP32 unit has an instruction ready each cycle
-// (one chain would wait on its own result's latency).
+// fused multiply-adds, so every floating-point unit of the type has an
+// instruction ready each cycle (one chain would wait on its own result's latency).
 constexpr int kFmaChains = 8;
 constexpr int kFmaIterations = 4096;
+constexpr int kFmaThreads = 256;
 
-__global__ void fma_kernel(float* sink, float seed) {
-  float chain[kFmaChains];
+template <typename real>
+__global__ void fma_kernel(real* sink, real seed) {
+  real chain[kFmaChains];
 #pragma unroll
-  for (int i = 0; i < kFmaChains; ++i) chain[i] = seed + static_cast<float>(threadIdx.x + i);
+  for (int i = 0; i < kFmaChains; ++i) chain[i] = seed + static_cast<real>(threadIdx.x + i);
 #pragma unroll 16
   for (int k = 0; k < kFmaIterations; ++k) {
 #pragma unroll
-    for (int i = 0; i < kFmaChains; ++i) chain[i] = fmaf(chain[i], 0.999f, 0.001f);
+    for (int i = 0; i < kFmaChains; ++i) chain[i] = fma(chain[i], real(0.999), real(0.001));
   }
-  float total = 0.0f;
+  real total = 0;
 #pragma unroll
   for (int i = 0; i < kFmaChains; ++i) total += chain[i];
-  if (total == 1.2345f) *sink = total;  // never true, but the compiler cannot know: the work stays
+  if (total == real(1.2345)) *sink = total;  // never true, but the compiler cannot know: the work stays
+}
+
+// The FMA ceiling of type real in GFLOP/s (2 operations per FMA).
+template <typename real>
+double fma_gflops(const DeviceFacts& facts, KernelTimer& timer) {
+  DeviceBuffer<real> sink(1);
+  const int blocks = 8 * facts.sm_count;  // 2048 threads per SM: a full SM on most GPUs
+  const auto fmas = [&](cudaStream_t s) { fma_kernel<real><<<blocks, kFmaThreads, 0, s>>>(sink.data(), real(1)); };
+  const std::vector<double> ms = timer.samples_ms(fmas, {2, 5, Cache::warm});
+  const double flops = 2.0 * kFmaChains * kFmaIterations * static_cast<double>(blocks) * kFmaThreads;
+  return flops / (median(ms) * 1e-3) / 1e9;
 }
 
 }  // namespace
@@ -160,13 +173,8 @@ MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream)
   const std::vector<double> empty_ms = timer.samples_ms(nothing, {5, 20, Cache::warm});
   ceilings.launch_overhead_us = 1e3 * median(empty_ms);
 
-  DeviceBuffer<float> sink(1);
-  const int fma_blocks = 8 * facts.sm_count;  // 2048 threads per SM: a full SM on most GPUs
-  constexpr int kFmaThreads = 256;
-  const auto fmas = [&](cudaStream_t s) { fma_kernel<<<fma_blocks, kFmaThreads, 0, s>>>(sink.data(), 1.0f); };
-  const std::vector<double> fma_ms = timer.samples_ms(fmas, {2, 5, Cache::warm});
-  const double flops = 2.0 * kFmaChains * kFmaIterations * static_cast<double>(fma_blocks) * kFmaThreads;
-  ceilings.fp32_gflops = flops / (median(fma_ms) * 1e-3) / 1e9;
+  ceilings.fp32_gflops = fma_gflops<float>(facts, timer);
+  ceilings.fp64_gflops = fma_gflops<double>(facts, timer);
   return ceilings;
 }
 

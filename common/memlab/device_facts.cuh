@@ -65,7 +65,8 @@ struct MeasuredCeilings {
   double copy_gbps = 0.0;           ///< grid-stride copy of a large buffer, bytes read + written
   std::size_t copy_bytes = 0;       ///< size of each of the copy's two buffers
   double launch_overhead_us = 0.0;  ///< event-timed empty kernel: the floor under any launch
-  double fp32_gflops = 0.0;         ///< fused multiply-adds in registers, 2 operations each: the compute ceiling
+  double fp32_gflops = 0.0;         ///< float fused multiply-adds in registers, 2 operations each: the compute ceiling
+  double fp64_gflops = 0.0;         ///< the same in double (a half to a sixty-fourth of fp32, by GPU model)
 };
 
 /// Measures the ceilings (takes well under a second). Throws CudaError.

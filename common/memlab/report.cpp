@@ -212,6 +212,7 @@ void write_json(std::ostream& out, const LabReport& report) {
     json.field("id", check.id);
     json.field("title", check.title);
     json.field("verdict", to_string(check.verdict));
+    json.field("timed", check.timed);
     json.field("measured", check.measured);
     json.field("reference", check.reference);
     json.key("ratio");

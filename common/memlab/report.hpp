@@ -35,6 +35,7 @@ struct CheckResult {
   std::string measured;         ///< what the student's code did, for people ("3480 GB/s")
   std::string reference;        ///< what the reference did, for people
   std::optional<double> ratio;  ///< student time / reference time, where timed
+  bool timed = false;           ///< its verdict rests on timings (tagged [timing]), not only on values
   std::vector<std::pair<std::string, double>> values;  ///< named numbers, for programs
   std::string detail;           ///< what failed (first mismatches, the exception)
   std::string hint;             ///< where to look, shown when the check fails

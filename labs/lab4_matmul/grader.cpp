@@ -180,26 +180,12 @@ memlab::Work work_of(const Multiply& multiply, int width) {
 
 // ---- cuBLAS, the yardstick ----------------------------------------------------
 
-// SGEMM in full FP32 (the handle's pedantic math mode: no TF32).
-Multiply cublas_sgemm() {
-  return [](const float* a, const float* b, float* c, int width, cudaStream_t s) {
-    // cuBLAS is column-major: row-major a, b, c are a^T, b^T, c^T to it, and
-    // c^T = b^T a^T, so passing b first computes c in row-major order.
-    const float one = 1.0f;
-    const float zero = 0.0f;
-    const cublasHandle_t handle = grading::cublas_handle();
-    grading::check_cublas(cublasSetStream(handle, s), "cublasSetStream");
-    grading::check_cublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, width, width, width, &one, b, width, a, width, &zero,
-                             c, width),
-                 "cublasSgemm");
-  };
-}
-
-// cuBLAS's speed at @p width, measured once.
+// cuBLAS SGEMM's speed at @p width, measured once (full FP32: the handle's
+// pedantic math mode, no TF32).
 double cublas_milliseconds(int width) {
   static std::map<int, double> measured;
   auto found = measured.find(width);
-  return found != measured.end() ? found->second : measured[width] = grading::median_milliseconds(work_of(cublas_sgemm(), width));
+  return found != measured.end() ? found->second : measured[width] = grading::median_milliseconds(work_of(&grading::matmul, width));
 }
 
 // ---- The roofline --------------------------------------------------------------

@@ -83,16 +83,8 @@ class GemvProblem {
     for (auto* buffer : {&row_major_, &column_major_, &x_}) buffer->fill_bytes(memlab::kPoisonByte, s);
     memlab::fill_random(row_major_.data(), count_, seed(kMatrix), -1.0, 1.0, s);
     memlab::fill_random(x_.data(), shape.cols, seed(kX), -1.0, 1.0, s);
-    // The column-major copy is the same matrix, transposed by cuBLAS: to cuBLAS
-    // (column-major) the row-major array is A^T, cols x rows.
-    const double one = 1.0;
-    const double zero = 0.0;
-    const cublasHandle_t handle = grading::cublas_handle();
-    grading::check_cublas(cublasSetStream(handle, s), "cublasSetStream");
-    grading::check_cublas(cublasDgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(shape.rows), int(shape.cols), &one,
-                                      row_major_.data(), int(shape.cols), &zero, column_major_.data(),
-                                      int(shape.rows), column_major_.data(), int(shape.rows)),
-                          "cublasDgeam (transposing A)");
+    // The column-major copy is the same matrix, transposed by cuBLAS.
+    grading::to_column_major(row_major_.data(), column_major_.data(), shape.rows, shape.cols, s);
     y_start_ = memlab::random_values<double>(shape.rows, seed(kY));
     compute_expected();
     y_start_.resize(shape.rows + memlab::kGuardElements, kGuardSentinel);
@@ -196,26 +188,15 @@ grading::SpeedComparison time_against_reference(lab5::Gemv mine, lab5::Layout my
   return result;
 }
 
-// cuBLAS DGEMV on A in either layout. A row-major array is A^T to cuBLAS
-// (column-major), so y = A x is the transposed product of it.
-void dgemv(bool row_major, std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
-           double beta, double* y, cudaStream_t s) {
-  const cublasHandle_t handle = grading::cublas_handle();
-  grading::check_cublas(cublasSetStream(handle, s), "cublasSetStream");
-  const cublasStatus_t status =
-      row_major ? cublasDgemv(handle, CUBLAS_OP_T, int(cols), int(rows), &alpha, a, int(cols), x, 1, &beta, y, 1)
-                : cublasDgemv(handle, CUBLAS_OP_N, int(rows), int(cols), &alpha, a, int(rows), x, 1, &beta, y, 1);
-  grading::check_cublas(status, "cublasDgemv");
-}
-
+// cuBLAS DGEMV on A in either layout.
 void cublas_row_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x, double beta,
                       double* y, cudaStream_t s) {
-  dgemv(true, rows, cols, alpha, a, x, beta, y, s);
+  grading::gemv(grading::MatrixOrder::row_major, rows, cols, alpha, a, x, beta, y, s);
 }
 
 void cublas_column_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,
                          double beta, double* y, cudaStream_t s) {
-  dgemv(false, rows, cols, alpha, a, x, beta, y, s);
+  grading::gemv(grading::MatrixOrder::column_major, rows, cols, alpha, a, x, beta, y, s);
 }
 
 lab5::Gemv cublas_dgemv(lab5::Layout layout) {

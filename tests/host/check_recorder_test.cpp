@@ -33,6 +33,16 @@ TEST_CASE("tags that say how a check runs do not name it", "[recorder]") {
   CHECK(recorder.results()[0].id == "step2.speed");
 }
 
+TEST_CASE("a check tagged [timing] is marked as timed, and only such a check", "[recorder]") {
+  CheckRecorder recorder;
+  recorder.begin("tiled keeps up", {"step2", "timing", "speed"});
+  recorder.end(true, 0.1);
+  recorder.begin("tiled is correct", {"step2", "correct"});
+  recorder.end(true, 0.1);
+  CHECK(recorder.results()[0].timed);
+  CHECK_FALSE(recorder.results()[1].timed);
+}
+
 TEST_CASE("the first failed assertion's text is kept as the detail", "[recorder]") {
   CheckRecorder recorder;
   recorder.begin("correct", {"step1", "correct"});

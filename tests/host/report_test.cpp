@@ -31,6 +31,7 @@ memlab::LabReport sample_report() {
   r.checks[1].measured = "3480 GB/s";
   r.checks[1].reference = "3500 GB/s";
   r.checks[1].ratio = 1.006;
+  r.checks[1].timed = true;
   r.checks[1].values = {{"student_gbps", 3480.0}};
   r.checks[2].detail = "launch 5: 0.71 ms by your events, 0.14 ms by the grader's";
   r.checks[2].hint = "Record a start and a stop event around each launch.";
@@ -112,7 +113,8 @@ TEST_CASE("the JSON report carries verdicts, ratios and values", "[report]") {
   CHECK(json.find(R"("lab":"lab1")") != std::string::npos);
   CHECK(json.find(R"("steps":4,"steps_requested":3,"steps_done":1)") != std::string::npos);
   CHECK(json.find(R"("step_verdicts":["pass","fail","blocked","not checked"])") != std::string::npos);
-  CHECK(json.find(R"("id":"step1.speed")") != std::string::npos);
+  CHECK(json.find(R"("id":"step1.speed","title":"check step1.speed","verdict":"pass","timed":true)") != std::string::npos);
+  CHECK(json.find(R"("timed":false)") != std::string::npos);
   CHECK(json.find(R"("ratio":1.006)") != std::string::npos);
   CHECK(json.find(R"("ratio":null)") != std::string::npos);
   CHECK(json.find(R"("values":{"student_gbps":3480})") != std::string::npos);

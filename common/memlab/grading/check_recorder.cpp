@@ -22,6 +22,7 @@ void CheckRecorder::begin(const std::string& title, const std::vector<std::strin
   current_ = CheckResult{};
   current_.title = title;
   current_.step = step_of(tags);
+  for (const std::string& tag : tags) current_.timed = current_.timed || tag == kTimingTag;
   std::string name;
   for (const std::string& tag : tags) {
     if (tag != "step" + std::to_string(current_.step) && tag != kTimingTag && tag != kBuggyKernelsTag) {
