@@ -31,6 +31,7 @@
 #include <thrust/transform.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -356,13 +357,13 @@ void lab5_gemv(const Context& c) {
 }
 
 // The kernel module's version ("580.159.04"), which nvidia-smi calls the driver
-// version; the CUDA API reports only the CUDA version it supports.
+// version; the CUDA API reports only the CUDA version it supports. The file's
+// first line names it after "Kernel Module" (and on some drivers "for x86_64").
 std::string driver_release() {
   std::ifstream file("/proc/driver/nvidia/version");
-  std::string word, previous;
+  std::string word;
   while (file >> word) {
-    if (previous == "Module") return word;
-    previous = word;
+    if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) return word;
   }
   return "unknown";
 }

@@ -100,6 +100,19 @@ def spread(numbers, digits=3):
                                                     max(numbers)))
 
 
+def ratio_of(check):
+    """The check's student/reference time ratio, or for a timed check without
+    one, the ratio it is judged by (a value named *_ratio, such as lab 1 step
+    2's worst per-launch ratio of the student's timer to the grader's)."""
+    if isinstance(check.get("ratio"), (int, float)):
+        return check["ratio"]
+    if check.get("timed"):
+        for name, value in check.get("values", {}).items():
+            if name.endswith("_ratio") and isinstance(value, (int, float)):
+                return value
+    return None
+
+
 def summarize_lab(lab, reports):
     lines = [f"## {lab}", ""]
     if not reports:
@@ -115,10 +128,12 @@ def summarize_lab(lab, reports):
     lines += [f"{len(reports)} runs; **{timing_failures} timing failures**, {other_failures} other failures; "
               f"{unclean} runs did not end with exit 0 and every check run; "
               f"{statistics.median(seconds):.1f} s per run (median).", "",
+              "Ratio: the student's time over the reference's (lab 1 step 2: the worst per-launch ratio of the "
+              "student's timer to the grader's).", "",
               "| check | timed | passed | failed | measured twice | ratio min | p10 | median | p90 | max |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for check_id, rows in checks.items():
-        ratios = [c["ratio"] for c in rows if isinstance(c.get("ratio"), (int, float))]
+        ratios = [ratio_of(c) for c in rows if ratio_of(c) is not None]
         twice = sum(1 for c in rows for name, v in c.get("values", {}).items() if name.endswith("attempts") and v > 1)
         passed = sum(1 for c in rows if c["verdict"] == "pass")
         lines.append(f"| {check_id} | {'yes' if rows[0].get('timed') else 'no'} | {passed} | {len(rows) - passed} | "

@@ -286,6 +286,7 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer][t
   }
 
   const double worst = memlab::worst_median_ratio(theirs, ours);
+  grading::value("worst_launch_ratio", worst);
   std::ostringstream table;
   for (int i = 0; i < kLaunches; ++i) {
     table << format_text("launch %d: %.4f ms by your events, %.4f ms by the grader's\n", i + 1,
