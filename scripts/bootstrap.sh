@@ -5,7 +5,7 @@
 #
 #   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2
 #   scripts/bootstrap.sh --plots    ... and matplotlib, for the labs' plots
-#   scripts/bootstrap.sh --docs     ... and Doxygen, for `make docs`
+#   scripts/bootstrap.sh --docs     ... and Doxygen and Graphviz, for `make docs`
 #
 # Without apt-get (another distribution, an offline GPU server) it names what
 # is missing instead. Catch2 carried in .deps/ (scripts/carry-deps.sh) counts.
@@ -59,7 +59,10 @@ command -v make >/dev/null 2>&1 || missing+=(make)
 command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
 have_catch2 || missing+=(catch2)
 if [ "$want_plots" = yes ]; then have_python_module matplotlib || missing+=(python3-matplotlib); fi
-if [ "$want_docs" = yes ]; then command -v doxygen >/dev/null 2>&1 || missing+=(doxygen); fi
+if [ "$want_docs" = yes ]; then
+  command -v doxygen >/dev/null 2>&1 || missing+=(doxygen)
+  command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -17,6 +17,10 @@
 #include <stdexcept>
 #include <string>
 
+/// What every lab shares: CUDA error checks, resource owners, timing, device
+/// facts, verification, statistics and reports. Header-only where a student's
+/// file includes it (cuda_check.cuh, resources.cuh, launch.cuh); the rest is
+/// in the memlab::host and memlab::cuda libraries.
 namespace memlab {
 
 /// A failed CUDA runtime call, with the call's text and where it was made.

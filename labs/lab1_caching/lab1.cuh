@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <vector>
 
+/// Lab 1, caching observed with vector_add: what the student writes and the grader calls (guide: \ref lab1).
 namespace lab1 {
 
 /// Step 1: c[i] = a[i] + b[i] for every i < n, enqueued on @p stream.

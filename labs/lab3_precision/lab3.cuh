@@ -13,6 +13,7 @@
 
 #include <cstddef>
 
+/// Lab 3, float vs double: what the student writes and the grader calls (guide: \ref lab3).
 namespace lab3 {
 
 /// Step 1: sums[r] = sum of row r, for every r < rows, added up in the

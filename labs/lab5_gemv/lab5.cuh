@@ -13,6 +13,7 @@
 
 #include <cstddef>
 
+/// Lab 5, GEMV with shared memory, row- vs column-major: what the student writes and the grader calls (guide: \ref lab5).
 namespace lab5 {
 
 /// The signature of every GEMV in this lab.

@@ -32,8 +32,8 @@ inline constexpr const char* kBuggyKernelsTag = "buggy_kernels";  ///< the check
 /// Collects CheckResult rows as checks run.
 class CheckRecorder {
  public:
-  /// A check named @p title with @p tags starts; its id is "stepN.<first other
-  /// tag>", leaving out kTimingTag and kBuggyKernelsTag.
+  /// A check named @p title with @p tags starts. Its id is "stepN." followed by
+  /// its first other tag, leaving out kTimingTag and kBuggyKernelsTag.
   void begin(const std::string& title, const std::vector<std::string>& tags);
   /// An assertion of the current check failed; the first failure's text is kept.
   void assertion_failed(const std::string& text);

@@ -27,6 +27,9 @@
 #include <stdexcept>
 #include <string>
 
+/// The machinery of the lab graders: the common main, the check recorder,
+/// loading lab builds, speed comparisons, and cuBLAS as a yardstick. A lab's
+/// grader.cpp uses it; a student's file never does.
 namespace memlab::grading {
 
 /// Describes a lab to the grading main.
