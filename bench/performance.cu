@@ -30,7 +30,6 @@
 #include <thrust/functional.h>
 #include <thrust/transform.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -69,16 +68,10 @@ enum class Ceiling { copy, fp32, fp64 };
 
 struct Ceilings {
   memlab::MeasuredCeilings measured;
+  double fp64_gflops = 0.0;
   double of(Ceiling c) const {
-    return c == Ceiling::copy ? measured.copy_gbps : c == Ceiling::fp32 ? measured.fp32_gflops : measured.fp64_gflops;
+    return c == Ceiling::copy ? measured.copy_gbps : c == Ceiling::fp32 ? measured.fp32_gflops : fp64_gflops;
   }
-};
-
-// The figures of one timed piece of work.
-struct Timing {
-  double median_ms = 0.0;
-  double min_ms = 0.0;
-  double max_ms = 0.0;
 };
 
 // One lab's table: rows of work, each with the amount it moves (bytes) or
@@ -103,33 +96,28 @@ class LabTable {
 
   // Times the library's work first; the rows after it are compared with it.
   void library(const std::string& name, const memlab::Work& work, double amount) {
-    library_ms_ = row(name, work, amount, "(the yardstick)").median_ms;
+    const memlab::Summary ms = time(work);
+    print(name, ms, amount, "(the yardstick)");
+    library_ms_ = ms.median;
   }
 
   // Times one kernel of the reference solution.
   void kernel(const std::string& name, const memlab::Work& work, double amount) {
-    const Timing t = time(work);
-    print(name, t, amount, library_ms_ ? format_text("%.2f", t.median_ms / *library_ms_) : "no library call");
+    const memlab::Summary ms = time(work);
+    print(name, ms, amount, library_ms_ ? format_text("%.2f", ms.median / *library_ms_) : "no library call");
   }
 
   void end() { report_.line(""); }
 
  private:
-  Timing time(const memlab::Work& work) {
-    const std::vector<double> ms = timer_.samples_ms(work, {2, samples_, memlab::Cache::cold});
-    return {memlab::median(ms), *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end())};
+  memlab::Summary time(const memlab::Work& work) {
+    return memlab::summarize(timer_.samples_ms(work, {2, samples_, memlab::Cache::cold}));
   }
 
-  Timing row(const std::string& name, const memlab::Work& work, double amount, const std::string& last) {
-    const Timing t = time(work);
-    print(name, t, amount, last);
-    return t;
-  }
-
-  void print(const std::string& name, const Timing& t, double amount, const std::string& last) {
-    const double rate = amount / (t.median_ms * 1e-3) / 1e9;  // GB/s or GFLOP/s
-    report_.line(format_text("| %s | %.3f (%.3f-%.3f) | %.0f | %.1f | %s |", name.c_str(), t.median_ms, t.min_ms,
-                             t.max_ms, rate, 100 * rate / ceilings_.of(ceiling_), last.c_str()));
+  void print(const std::string& name, const memlab::Summary& ms, double amount, const std::string& last) {
+    const double rate = amount / (ms.median * 1e-3) / 1e9;  // GB/s or GFLOP/s
+    report_.line(format_text("| %s | %.3f (%.3f-%.3f) | %.0f | %.1f | %s |", name.c_str(), ms.median, ms.min, ms.max,
+                             rate, 100 * rate / ceilings_.of(ceiling_), last.c_str()));
   }
 
   const char* ceiling_name() const {
@@ -245,8 +233,9 @@ void lab2_coalescing(const Context& c) {
 
 void lab3_precision(const Context& c) {
   const auto& api = reference_api<lab3::Api>(MEMLAB_LAB3_REFERENCE, "memlab_lab3_api");
+  // One side for both types, chosen so that the double matrix fits.
+  const std::size_t side = fitting_side(16384, sizeof(double), 1, c.gpu);
   {
-    const std::size_t side = fitting_side(16384, sizeof(double), 1, c.gpu);
     SumsProblem<float> f(side, c.stream);
     c.table.begin("Lab 3: row sums in float",
                   format_text("Row sums of a row-major %zu x %zu matrix (%s).", side, side, times_l2(f.bytes(), c.gpu).c_str()),
@@ -257,7 +246,6 @@ void lab3_precision(const Context& c) {
     c.table.end();
   }
   {
-    const std::size_t side = fitting_side(16384, sizeof(double), 1, c.gpu);
     SumsProblem<double> d(side, c.stream);
     c.table.begin("Lab 3: row sums in double",
                   format_text("The same sums in double (%s).", times_l2(d.bytes(), c.gpu).c_str()), Ceiling::copy);
@@ -404,7 +392,7 @@ int main(int argc, char** argv) {
     const memlab::DeviceFacts gpu = memlab::query_device();
     memlab::Stream stream;
     memlab::KernelTimer timer(stream, gpu.l2_bytes);
-    const Ceilings ceilings{memlab::measure_ceilings(gpu, stream)};
+    const Ceilings ceilings{memlab::measure_ceilings(gpu, stream), memlab::measure_fp64_gflops(gpu, stream)};
     Report report;
     LabTable table(report, timer, ceilings, samples);
 
@@ -418,7 +406,7 @@ int main(int argc, char** argv) {
         "FP32 FMA %.0f GFLOP/s, FP64 FMA %.0f GFLOP/s. \"time / library's\" is the reference's median time over "
         "the library's: below 1, the reference is faster.\n",
         samples, ceilings.measured.copy_gbps, memlab::format_bytes(static_cast<double>(ceilings.measured.copy_bytes)).c_str(),
-        ceilings.measured.fp32_gflops, ceilings.measured.fp64_gflops));
+        ceilings.measured.fp32_gflops, ceilings.fp64_gflops));
 
     const Context context{gpu, stream, table};
     for (const auto lab : {lab1_vector_add, lab2_coalescing, lab3_precision, lab4_matmul, lab5_gemv}) lab(context);

@@ -24,15 +24,20 @@ import subprocess
 import sys
 import time
 
+# The instructors' grader's own pieces: its kit loader, atomic writes, tool queries.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "grader"))
+from memlab_grader.cli import tool_version  # noqa: E402
+from memlab_grader.grading import write_json_atomically  # noqa: E402
+from memlab_grader.kit import KitError, load_kit  # noqa: E402
+
 RUN_FILE = re.compile(r"run(\d+)\.json$")
 
 
 def kit_of(build, lab):
-    path = os.path.join(build, "grading", lab, "kit.json")
-    if not os.path.exists(path):
-        sys.exit(f"grader_reliability: {path} is missing: build the lab first (make reliability builds it)")
-    with open(path) as f:
-        return json.load(f)
+    try:
+        return load_kit(os.path.join(build, "grading", lab, "kit.json"))
+    except KitError as error:
+        sys.exit(f"grader_reliability: {error}: build the lab first (make reliability builds it)")
 
 
 def run_lab(build, lab, runs, folder, deadline, timeout):
@@ -49,7 +54,7 @@ def run_lab(build, lab, runs, folder, deadline, timeout):
             return
         scratch = os.path.join(folder, f"run{run}.files")
         results = os.path.join(folder, f"run{run}.json")
-        command = [kit["grader"], "--student", kit["reference"], "--reference", kit["reference"],
+        command = [kit.grader, "--student", kit.reference, "--reference", kit.reference,
                    "--results", results + ".partial", "--output-dir", scratch]
         os.makedirs(scratch, exist_ok=True)
         started = time.monotonic()
@@ -70,9 +75,7 @@ def run_lab(build, lab, runs, folder, deadline, timeout):
             report = {"checks": []}
         report["exit_status"] = status
         report["wall_seconds"] = round(time.monotonic() - started, 2)
-        with open(results + ".partial", "w") as f:
-            json.dump(report, f)
-        os.replace(results + ".partial", results)
+        write_json_atomically(results, report)
         failed = [c["id"] for c in report["checks"] if c.get("verdict") != "pass"]
         mark = "." if status == 0 and not failed else "F"
         print(f"{lab} run {run:3d}/{runs}: {mark} {report['wall_seconds']:5.1f} s"
@@ -133,7 +136,7 @@ def summarize_lab(lab, reports):
               "| check | timed | passed | failed | measured twice | ratio min | p10 | median | p90 | max |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for check_id, rows in checks.items():
-        ratios = [ratio_of(c) for c in rows if ratio_of(c) is not None]
+        ratios = [r for r in map(ratio_of, rows) if r is not None]
         twice = sum(1 for c in rows for name, v in c.get("values", {}).items() if name.endswith("attempts") and v > 1)
         passed = sum(1 for c in rows if c["verdict"] == "pass")
         lines.append(f"| {check_id} | {'yes' if rows[0].get('timed') else 'no'} | {passed} | {len(rows) - passed} | "
@@ -159,29 +162,19 @@ def summarize_lab(lab, reports):
     return lines + [""]
 
 
-def machine():
-    try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        gpu = ""
-    return gpu or "unknown GPU (nvidia-smi failed)"
-
-
 def write_summary(output, labs):
     lines = ["# Grader timing reliability: the reference graded as the student", ""]
-    facts = None
-    for lab in labs:
-        for report in load_runs(os.path.join(output, lab)):
-            facts = facts or dict(report.get("facts", {}))
+    runs = {lab: load_runs(os.path.join(output, lab)) for lab in labs}
+    facts = next((r["facts"] for reports in runs.values() for r in reports if r.get("facts")), None)
     if facts:
-        lines += [f"{facts.get('GPU', '')}; {facts.get('CUDA', '')}; nvidia-smi: {machine()}; "
-                  f"{datetime.date.today().isoformat()}.", ""]
+        gpu = tool_version(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+        lines += [f"{facts.get('GPU', '')}; {facts.get('CUDA', '')}; "
+                  f"nvidia-smi: {gpu or 'unknown GPU (nvidia-smi failed)'}; {datetime.date.today().isoformat()}.", ""]
     lines += ["Each run is the lab's own grader (`--student` the reference build), in a process of its own, "
               "one at a time. A timed check passes when the student's median time is within the lab's limit "
               "of the reference's (measured again once before failing: \"measured twice\").", ""]
     for lab in labs:
-        lines += summarize_lab(lab, load_runs(os.path.join(output, lab)))
+        lines += summarize_lab(lab, runs[lab])
     text = "\n".join(lines)
     with open(os.path.join(output, "summary.md"), "w") as f:
         f.write(text)

@@ -66,11 +66,16 @@ struct MeasuredCeilings {
   std::size_t copy_bytes = 0;       ///< size of each of the copy's two buffers
   double launch_overhead_us = 0.0;  ///< event-timed empty kernel: the floor under any launch
   double fp32_gflops = 0.0;         ///< float fused multiply-adds in registers, 2 operations each: the compute ceiling
-  double fp64_gflops = 0.0;         ///< the same in double (a half to a sixty-fourth of fp32, by GPU model)
 };
 
 /// Measures the ceilings (takes well under a second). Throws CudaError.
 MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream);
+
+/// The FP64 ceiling, measured as MeasuredCeilings::fp32_gflops is but in double:
+/// a half of FP32 on data-centre GPUs, down to a sixty-fourth on GeForce ones.
+/// Apart from measure_ceilings() because only the performance report needs it,
+/// and every grader measures the ceilings at start. Throws CudaError.
+double measure_fp64_gflops(const DeviceFacts& facts, cudaStream_t stream);
 
 /// A byte count for people: "12.6 MB", "805 MB", "1.07 GB" (decimal units, as bandwidths use).
 std::string format_bytes(double bytes);
