@@ -113,6 +113,7 @@ function(memlab_add_grading_kit lab skeleton forbidden)
   \"reference_source\": \"${solution}\",
   \"grader\": \"$<TARGET_FILE:${lab}_grader>\",
   \"reference\": \"$<TARGET_FILE:${lab}_reference>\",
+  \"runner\": \"$<TARGET_FILE:${lab}_runner>\",
   \"table_objects\": [\"$<JOIN:$<TARGET_OBJECTS:${lab}_table>,\",\">\"],
   \"compiler\": \"${CMAKE_CUDA_COMPILER}\",
   \"compile_flags\": [\"${flags_json}\"],
@@ -123,7 +124,7 @@ function(memlab_add_grading_kit lab skeleton forbidden)
   \"points\": \"${PROJECT_SOURCE_DIR}/grader/points/${lab}.txt\"
 }
 ")
-  add_custom_target(${lab}_grading DEPENDS ${lab}_grader ${lab}_reference ${lab}_table)
+  add_custom_target(${lab}_grading DEPENDS ${lab}_grader ${lab}_runner ${lab}_reference ${lab}_table)
 endfunction()
 
 # memlab_add_lab(NAME <lab> SKELETON <file> SOLUTION <file> TABLE <file> GRADER <file>
@@ -157,7 +158,15 @@ function(memlab_add_lab)
   memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
 
   memlab_add_lab_program(${lab}_grader ${lab} "${LAB_GRADER}" memlab::grading)
-  add_dependencies(${lab}_grader ${lab}_reference)  # the grader loads it from beside itself
+  # The runner: the process a build's code runs in while it is graded
+  # (common/memlab/grading/runner_main.cpp, made for this lab's Api).
+  memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp" memlab_remote)
+  target_compile_definitions(${lab}_runner PRIVATE
+    MEMLAB_LAB_HEADER="${lab}.cuh" MEMLAB_LAB_API=${lab}::Api MEMLAB_LAB_SYMBOL="memlab_${lab}_api")
+  target_include_directories(${lab}_runner PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(${lab}_runner PRIVATE ${CMAKE_DL_LIBS})
+  # The grader starts the reference build and the runner from beside itself.
+  add_dependencies(${lab}_grader ${lab}_reference ${lab}_runner)
 
   if(LAB_PROFILE)
     memlab_add_lab_program(${lab}_profile ${lab} "${LAB_PROFILE}" memlab::cuda)

@@ -37,4 +37,20 @@ void fill_random(T* data, std::size_t count, std::uint64_t seed, double low, dou
 template void fill_random<float>(float*, std::size_t, std::uint64_t, double, double, cudaStream_t);
 template void fill_random<double>(double*, std::size_t, std::uint64_t, double, double, cudaStream_t);
 
+namespace {
+__global__ void fill_words_kernel(std::uint32_t* data, std::size_t count, std::uint32_t pattern) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    data[i] = pattern;
+  }
+}
+}  // namespace
+
+void fill_words(void* data, std::size_t count, std::uint32_t pattern, cudaStream_t stream) {
+  if (count == 0) return;
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + 255) / 256, 4096));
+  fill_words_kernel<<<blocks, 256, 0, stream>>>(static_cast<std::uint32_t*>(data), count, pattern);
+  MEMLAB_CHECK_LAUNCH();
+}
+
 }  // namespace memlab

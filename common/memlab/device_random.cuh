@@ -17,4 +17,7 @@ template <typename T>
 void fill_random(T* data, std::size_t count, std::uint64_t seed, double low, double high,
                  cudaStream_t stream);
 
+/// Sets each of @p count 32-bit words at @p data to @p pattern, on @p stream.
+void fill_words(void* data, std::size_t count, std::uint32_t pattern, cudaStream_t stream);
+
 }  // namespace memlab

@@ -36,6 +36,8 @@ struct CheckResult {
   std::string reference;        ///< what the reference did, for people
   std::optional<double> ratio;  ///< student time / reference time, where timed
   bool timed = false;           ///< its verdict rests on timings (tagged [timing]), not only on values
+  bool speed_only = false;      ///< a speed comparison whose timed runs were all right: a failure is about speed
+                                ///< alone, and never blocks the steps that build on this one
   std::vector<std::pair<std::string, double>> values;  ///< named numbers, for programs
   std::string detail;           ///< what failed (first mismatches, the exception)
   std::string hint;             ///< where to look, shown when the check fails

@@ -8,6 +8,8 @@ namespace memlab {
 
 namespace {
 
+OutsideClock* outside_clock = nullptr;
+
 // Memory pattern: each thread reads 16-byte words with a grid-sized stride, so
 // every byte of the scratch buffer passes through L2 once. The XOR result is
 // written only if it equals a value it never takes, which the compiler cannot
@@ -45,13 +47,20 @@ void L2Flusher::flush(cudaStream_t stream) {
 KernelTimer::KernelTimer(cudaStream_t stream, std::size_t l2_bytes)
     : stream_(stream), flusher_(l2_bytes) {}
 
+void use_outside_clock(OutsideClock* clock) { outside_clock = clock; }
+
 double KernelTimer::time_ms(const Work& work, Cache cache) {
   if (cache == Cache::cold) flusher_.flush(stream_);
+  if (outside_clock != nullptr) outside_clock->start();
   start_.record(stream_);
   work(stream_);
   stop_.record(stream_);
   const float ms = Event::elapsed_ms(start_, stop_);
   MEMLAB_CHECK(cudaGetLastError());  // a failed launch inside work() must not pass as a fast one
+  if (outside_clock != nullptr) {
+    const double outside_ms = outside_clock->stop_ms();
+    if (outside_ms >= 0) return outside_ms;
+  }
   return ms;
 }
 

@@ -189,7 +189,7 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
 
 
 def _grader_command(kit: Kit, library: str, stage: str, results: str, report: str, seed: int) -> List[str]:
-    return [kit.grader, "--student", library, "--reference", kit.reference, "--results", results,
+    return [kit.grader, "--student", library, "--reference", kit.reference, "--runner", kit.runner, "--results", results,
             "--report", report, "--output-dir", os.path.join(stage, "output"), "--seed", str(seed)]
 
 

@@ -29,6 +29,7 @@ class Kit:
     skeleton: str
     reference_source: str
     grader: str
+    runner: str
     reference: str
     table_objects: List[str]
     compiler: str
@@ -62,7 +63,7 @@ class Kit:
         between a run and its --resume) cannot change what grades."""
         os.makedirs(folder, exist_ok=True)
         copied = {}
-        for name in ("grader", "reference"):
+        for name in ("grader", "runner", "reference"):
             target = os.path.join(folder, os.path.basename(getattr(self, name)))
             shutil.copy2(getattr(self, name), target)
             copied[name] = target
@@ -75,8 +76,8 @@ class Kit:
         return Kit(**fields)
 
     def fingerprint(self) -> dict:
-        """SHA-256 of the grader, the reference and the table: what a grade depends on."""
-        files = {"grader": self.grader, "reference": self.reference}
+        """SHA-256 of the grader, the runner, the reference and the table: what a grade depends on."""
+        files = {"grader": self.grader, "runner": self.runner, "reference": self.reference}
         files.update({f"table{i}": path for i, path in enumerate(self.table_objects)})
         return {name: sha256_of(path) for name, path in files.items()}
 
@@ -116,7 +117,7 @@ def load_kit(path: str) -> Kit:
         kit = Kit(**data, path=path)
     except TypeError as error:
         raise KitError(f"{path} is not a grading kit: {error}") from None
-    missing = [p for p in [kit.grader, kit.reference] + kit.table_objects if not os.path.isfile(p)]
+    missing = [p for p in [kit.grader, kit.runner, kit.reference] + kit.table_objects if not os.path.isfile(p)]
     if missing:
         raise KitError(f"{path} names files that are not built: {', '.join(missing)}")
     return kit

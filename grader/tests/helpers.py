@@ -28,6 +28,7 @@ class GraderTestCase(unittest.TestCase):
         self.kit = self.write(os.path.join(self.root, "kit", "kit.json"), json.dumps(dict(
             lab="lab1", version="test", source_dir=SOURCE_DIR, lab_dir=os.path.join(SOURCE_DIR, "labs", "lab1_caching"),
             skeleton="vector_add.cu", reference_source=reference, grader=os.path.join(STANDINS, "fake_lab_grader.py"),
+            runner=os.path.join(STANDINS, "fake_lab_grader.py"),
             reference=reference, table_objects=[table], compiler=os.path.join(STANDINS, "fake_nvcc.py"),
             compile_flags=[], architectures="90", include_dirs=[], link_flags=[], forbid=["cublas", "thrust", "cub"],
             points=os.path.join(STANDINS, "points.txt"))))

@@ -15,7 +15,7 @@ class Kits(unittest.TestCase):
 
     def test_one_compiler_call_builds_the_library_from_the_file_and_the_table(self):
         kit = Kit(lab="lab1", version="0", source_dir="/src", lab_dir="/src/labs/lab1_caching", skeleton="vector_add.cu",
-                  reference_source="", grader="g", reference="r", table_objects=["/b/table.o"], compiler="nvcc",
+                  reference_source="", grader="g", runner="u", reference="r", table_objects=["/b/table.o"], compiler="nvcc",
                   compile_flags=["-O3"], architectures="90-real", include_dirs=["/src/common"],
                   link_flags=["-shared"], forbid=[], points="")
         self.assertEqual(kit.compile_command("/s/x.cu", "/s/lib.so", "/s/d.d"), [

@@ -19,9 +19,11 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
 
 namespace grading = memlab::grading;
+namespace remote = memlab::grading::remote;
 using memlab::format_text;
 
 const grading::LabInfo grading::lab = {"lab1", "Caching observed with vector_add", 4,
@@ -59,13 +61,14 @@ const lab1::Api& reference() { return grading::reference<lab1::Api>(); }
 
 std::size_t elements_for(std::size_t footprint_bytes) { return footprint_bytes / kBytesPerElement; }
 
-// The footprint of the speed and timer checks: 8x L2, so every launch streams
-// from DRAM whatever the previous one left, and at least 64 MiB, so a launch
-// takes long enough (tens of microseconds) that launch overhead stays small.
+// The footprint of the speed check: at least 8x L2, so every launch streams
+// from DRAM whatever the previous one left, and at least 1 GiB, so a launch
+// takes long enough (0.35 ms on an H100) that the grader's clock, which times
+// the call from another process, is steady to a few percent; at most an
+// eighth of the GPU's memory.
 std::size_t large_footprint() {
   const memlab::DeviceFacts& gpu = grading::device();
-  return std::min(std::max<std::size_t>(8 * gpu.l2_bytes, std::size_t{64} << 20),
-                  gpu.global_memory_bytes / 8);
+  return std::min(std::max<std::size_t>(8 * gpu.l2_bytes, std::size_t{1} << 30), gpu.global_memory_bytes / 8);
 }
 
 // a, b and c on the GPU for up to `capacity` elements, with a guard zone after
@@ -84,6 +87,13 @@ class Arrays {
   }
 
   std::size_t capacity() const { return c_.size() - memlab::kGuardElements; }
+  // New random a and b from @p seed (the next timed run's inputs).
+  void refill(std::uint64_t seed) {
+    seed_a_ = seed;
+    seed_b_ = seed + 1;
+    memlab::fill_random(a_.data(), a_.size(), seed_a_, -1.0, 1.0, grading::stream());
+    memlab::fill_random(b_.data(), b_.size(), seed_b_, -1.0, 1.0, grading::stream());
+  }
   const float* a() const { return a_.data(); }
   const float* b() const { return b_.data(); }
   float* c() { return c_.data(); }
@@ -142,6 +152,49 @@ std::string check_vector_add(const lab1::Api& impl, std::size_t n) {
   return result.describe("c");
 }
 
+// A timed run of vector_add on n elements that is checked: fresh inputs and c
+// poisoned with a new pattern before it, and after it the guard zone past c[n]
+// and 64 runs of 64 elements of c at places chosen after the run (the first and
+// last among them) compared with a + b. Skipped or unfinished work leaves poison.
+grading::CheckedWork checked_vector_add(const lab1::Api& impl, Arrays& arr, std::size_t n) {
+  struct State {
+    std::uint32_t pattern = 0;
+    std::mt19937_64 places{grading::seed() ^ 0x5EED};
+  };
+  auto state = std::make_shared<State>();
+  grading::CheckedWork run;
+  run.prepare = [&arr, n, state](int index) {
+    arr.refill(grading::seed() + 1000 + 2 * static_cast<std::uint64_t>(index));
+    state->pattern = grading::poison(arr.c(), (n + memlab::kGuardElements) * sizeof(float));
+  };
+  run.work = [&impl, &arr, n](cudaStream_t s) {
+    impl.vector_add(arr.a(), arr.b(), arr.c(), n, s);
+  };
+  run.verify = [&arr, n, state]() -> std::string {
+    if (!grading::still_poisoned(arr.c() + n, memlab::kGuardElements * sizeof(float), state->pattern)) {
+      return format_text("wrote past c[%zu], the end of c", n - 1);
+    }
+    constexpr std::size_t kChunk = 64;
+    constexpr int kChunks = 64;
+    std::vector<float> got(kChunk);
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+      const std::size_t start = chunk == 0 ? 0
+                                : chunk == 1 ? n - std::min(n, kChunk)
+                                             : state->places() % n;
+      const std::size_t count = std::min(kChunk, n - start);
+      MEMLAB_CHECK(cudaMemcpy(got.data(), arr.c() + start, count * sizeof(float), cudaMemcpyDeviceToHost));
+      for (std::size_t i = 0; i < count; ++i) {
+        const float expected = arr.expected(start + i);
+        if (!(std::fabs(got[i] - expected) <= 1e-6f * (1.0f + std::fabs(expected)))) {
+          return format_text("c[%zu] = %g, expected %g", start + i, got[i], expected);
+        }
+      }
+    }
+    return "";
+  };
+  return run;
+}
+
 // One footprint of the step 3 sweep: event times of kLaunches launches after an L2 flush.
 struct SweepPoint {
   std::size_t footprint = 0;
@@ -158,22 +211,29 @@ std::vector<SweepPoint>& sweep() {
   return points;
 }
 
+// Events around each of kLaunches launches of @p side's vector_add, taken in
+// its runner after an L2 flush there. Below L2 a launch takes a few
+// microseconds, no longer than the host needs to enqueue one; a host slowed
+// down for a moment (another process, a page fault) then shows up as slow warm
+// launches. Holding the stream until all five are queued keeps the host's pace
+// out of the measurement.
+std::vector<double> time_launches_in_runner(remote::Side side, Arrays& arr, std::size_t n) {
+  remote::before_next_call({true, kHoldMicroseconds});
+  return remote::time_in_runner(side, &lab1::Api::vector_add, kLaunches, arr.a(), arr.b(), arr.c(), n,
+                                grading::stream());
+}
+
+// The sweep times the reference's vector_add: the cache behaves the same for any
+// correct kernel, and the reference's runner holds no code of the student's, so
+// step 4's prediction is judged against a measurement the student cannot touch.
 SweepPoint measure_footprint(std::size_t footprint) {
   constexpr int kRounds = 15;
   const std::size_t n = elements_for(footprint);
   Arrays& arr = arrays(n);
-  const memlab::Work launch = [&arr, n](cudaStream_t s) {
-    student().vector_add(arr.a(), arr.b(), arr.c(), n, s);
-  };
+  reference().vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());  // opens the arrays in its runner
   std::vector<std::vector<double>> samples(kLaunches);
   for (int round = 0; round < kRounds; ++round) {
-    grading::timer().flush_l2();
-    // Below L2 a launch takes a few microseconds, no longer than the host needs
-    // to enqueue one; a host slowed down for a moment (another process, a
-    // page fault) then shows up as slow warm launches. Holding the stream until
-    // all five are queued keeps the host's pace out of the measurement, as in step 2.
-    memlab::hold_stream(grading::stream(), kHoldMicroseconds);
-    const std::vector<double> ms = memlab::time_sequence(launch, kLaunches, grading::stream());
+    const std::vector<double> ms = time_launches_in_runner(remote::Side::reference, arr, n);
     for (int i = 0; i < kLaunches; ++i) samples[i].push_back(ms[i]);
   }
   SweepPoint point;
@@ -220,6 +280,32 @@ std::string describe_footprint(std::size_t footprint, std::size_t l2) {
 
 }  // namespace
 
+// lab1.cuh promises arrays of more than 2^31 elements: an int index wraps there.
+// Checked where the GPU has the memory (3 x 8.6 GB), else said plainly.
+std::string beyond_int_range() {
+  const std::size_t n = (std::size_t{1} << 31) + 4099;
+  const std::size_t needed = 3 * (n + memlab::kGuardElements) * sizeof(float);
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < needed + needed / 8) {
+    return format_text("n > 2^31 not checked: it needs %s of GPU memory, %s is free",
+                       memlab::format_bytes(static_cast<double>(needed)).c_str(),
+                       memlab::format_bytes(static_cast<double>(free_bytes)).c_str());
+  }
+  Arrays huge(n, grading::seed() + 77);
+  const grading::CheckedWork run = checked_vector_add(student(), huge, n);
+  run.prepare(0);
+  run.work(grading::stream());
+  const std::string problem = run.verify();
+  if (!problem.empty()) {
+    grading::hint("Past 2^31 elements an int index wraps around: compute i in std::size_t "
+                  "(blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x).");
+    throw std::runtime_error(format_text("n = %zu (more than 2^31): %s", n, problem.c_str()));
+  }
+  return format_text("and %zu", n);
+}
+
 TEST_CASE("vector_add is correct for any n", "[step1][correct]") {
   const std::size_t big = elements_for(large_footprint()) | 1;  // odd: no block size divides it
   const std::vector<std::size_t> sizes = {1, 31, 32, 33, 1000, 65537, (std::size_t{1} << 20) + 1, big};
@@ -227,7 +313,8 @@ TEST_CASE("vector_add is correct for any n", "[step1][correct]") {
     const std::string problem = check_vector_add(student(), n);
     if (!problem.empty()) FAIL("n = " << n << ": " << problem);
   }
-  grading::measured(format_text("%zu sizes, 1 to %zu", sizes.size(), big));
+  const std::string huge = beyond_int_range();
+  grading::measured(format_text("%zu sizes, 1 to %zu; %s", sizes.size(), big, huge.c_str()));
 }
 
 TEST_CASE("vector_add keeps up with the reference", "[step1][speed][timing]") {
@@ -237,13 +324,11 @@ TEST_CASE("vector_add keeps up with the reference", "[step1][speed][timing]") {
   const std::string problem = check_vector_add(student(), n);
   if (!problem.empty()) FAIL("wrong at the timing size, n = " << n << ": " << problem);
 
-  Arrays& arr = arrays(n);
-  const auto launch_of = [&arr, n](const lab1::Api& impl) -> memlab::Work {
-    return [&arr, &impl, n](cudaStream_t s) { impl.vector_add(arr.a(), arr.b(), arr.c(), n, s); };
-  };
-  const grading::SpeedComparison result =
-      grading::compare_speed(launch_of(student()), launch_of(reference()), kSpeedLimit);
   const auto bytes = static_cast<double>(n * kBytesPerElement);
+  const grading::SpeedComparison result =
+      grading::compare_speed(checked_vector_add(student(), arrays(n), n), checked_vector_add(reference(), arrays(n), n),
+                             kSpeedLimit,
+                             grading::memory_floor_ms(bytes));
   grading::value("footprint_bytes", bytes);
   grading::record_bandwidth(result, bytes);
   grading::measured(grading::bandwidth_text(bytes, result.student_ms),
@@ -264,14 +349,10 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer][t
   // shows the waits: they come after the hold.
   const std::size_t n = elements_for(grading::device().l2_bytes / 2);
   Arrays& arr = arrays(n);
-  const memlab::Work launch = [&arr, n](cudaStream_t s) {
-    student().vector_add(arr.a(), arr.b(), arr.c(), n, s);
-  };
   constexpr int kRounds = 15;
   std::vector<std::vector<double>> theirs(kLaunches), ours(kLaunches);
   for (int round = 0; round < kRounds; ++round) {
-    grading::timer().flush_l2();
-    memlab::hold_stream(grading::stream(), kHoldMicroseconds);
+    remote::before_next_call({true, kHoldMicroseconds});
     const std::vector<float> ms =
         student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
     MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
@@ -284,9 +365,9 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer][t
       }
       theirs[i].push_back(ms[i]);
     }
-    grading::timer().flush_l2();
-    memlab::hold_stream(grading::stream(), kHoldMicroseconds);
-    const std::vector<double> mine = memlab::time_sequence(launch, kLaunches, grading::stream());
+    // The grader's own events around the same launches, recorded by the
+    // runner's code rather than the student's.
+    const std::vector<double> mine = time_launches_in_runner(remote::Side::student, arr, n);
     for (int i = 0; i < kLaunches; ++i) ours[i].push_back(mine[i]);
   }
 
@@ -340,8 +421,8 @@ TEST_CASE("the footprints straddle the L2 size", "[step3][footprints][timing]") 
 
   sweep().clear();
   std::ostringstream note;
-  note << format_text("Step 3: vector_add bandwidth on a GPU with %s of L2 (bytes of a, b and c "
-                      "over event time; median of 15 rounds)\n",
+  note << format_text("Step 3: the reference vector_add's bandwidth on a GPU with %s of L2 (bytes of a, b "
+                      "and c over event time; median of 15 rounds)\n",
                       memlab::format_bytes(static_cast<double>(l2)).c_str())
        << "  footprint              launch 1 (cold)   launches 2-5 (warm)   warm speedup\n";
   for (std::size_t fp : footprints) {

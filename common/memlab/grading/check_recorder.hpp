@@ -44,7 +44,8 @@ class CheckRecorder {
   CheckResult& current();
   /// Marks the current check as blocked by @p step (reported as BLOCKED, not FAIL).
   void block(int step);
-  /// True if @p step has run at least one check and every check of it passed.
+  /// True if @p step has run at least one check and every check of it passed,
+  /// speed comparisons whose results were right aside (CheckResult::speed_only).
   bool step_passed(int step) const;
   /// True between begin() and end().
   bool running() const { return running_; }

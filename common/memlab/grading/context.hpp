@@ -19,8 +19,6 @@ struct Context {
   MeasuredCeilings ceilings;             ///< measured at start
   std::unique_ptr<Stream> stream;        ///< the stream checks run on
   std::unique_ptr<KernelTimer> timer;    ///< timer on that stream
-  const void* student_table = nullptr;   ///< the student's exported function table
-  const void* reference_table = nullptr; ///< the reference's exported function table
   std::string output_dir = ".";          ///< where data files go
   std::uint64_t seed = 0;                ///< seed for random inputs
 };

@@ -50,7 +50,5 @@ std::string output_path(const std::string& file_name) {
   return context().output_dir + "/" + file_name;
 }
 std::uint64_t seed() { return context().seed; }
-const void* student_table() { return context().student_table; }
-const void* reference_table() { return context().reference_table; }
 
 }  // namespace memlab::grading

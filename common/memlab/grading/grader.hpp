@@ -15,11 +15,13 @@
 ///       memlab::grading::measured("7 sizes");
 ///     }
 ///
-/// It is linked with the grading main (main.cpp), which loads both builds,
-/// runs the checks in order and prints and writes the report.
+/// It is linked with the grading main (main.cpp), which starts a runner
+/// process for each build (remote.hpp), runs the checks in order and prints
+/// and writes the report. No code of the student's runs in the grader.
 #pragma once
 
 #include "memlab/device_facts.cuh"
+#include "memlab/grading/remote.hpp"
 #include "memlab/timing.cuh"
 
 #include <cstdint>
@@ -88,21 +90,19 @@ std::uint64_t seed();
 /// @}
 
 /// @name The two builds of the lab
+/// Each runs in a process of its own (remote.hpp); these tables call into them.
+/// Pointers given to their functions must be device memory of the grader's.
 /// @{
 
-/// The function table exported by the student's build.
-const void* student_table();
-/// The function table exported by the reference build.
-const void* reference_table();
 /// The student's functions, as the lab's Api struct.
 template <typename Api>
 const Api& student() {
-  return *static_cast<const Api*>(student_table());
+  return remote::stub_table<Api, remote::Side::student>();
 }
 /// The reference solution's functions, as the lab's Api struct.
 template <typename Api>
 const Api& reference() {
-  return *static_cast<const Api*>(reference_table());
+  return remote::stub_table<Api, remote::Side::reference>();
 }
 /// @}
 

@@ -1,17 +1,18 @@
-// The main of every lab grader: options, the GPU check, loading the two builds,
-// running the checks in order with a progress line each, and the report.
+// The main of every lab grader: options, the GPU check, starting a runner
+// process for each build (remote.hpp), running the checks in order with a
+// progress line each, and the report. The student's code runs only in its
+// runner; everything this program reports it observed itself.
 //
 // Exit codes: 0 every check asked for passed; 1 some check failed; 2 bad
-// command line or a build that cannot be loaded; 3 the GPU failed before any
-// check ran; 4 a check left the GPU context unusable (a sticky error such as
-// an illegal address), so the checks stopped there; 77 no usable GPU (CTest
-// reads 77 as "skipped").
+// command line; 3 the GPU or the reference failed before any check ran; 4 the
+// grader's own GPU context became unusable; 5 the student's build could not be
+// loaded or started in its runner; 77 no usable GPU (CTest reads 77 as "skipped").
 
 #define MEMLAB_CATCH2_MAIN
 #include "memlab/grading/catch2.hpp"
 #include "memlab/grading/context.hpp"
 #include "memlab/grading/grader.hpp"
-#include "memlab/grading/plugin.hpp"
+#include "memlab/grading/remote.hpp"
 #include "memlab/report.hpp"
 
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -34,6 +36,7 @@ constexpr int kChecksFailed = 1;
 constexpr int kBadInput = 2;
 constexpr int kGpuFailed = 3;
 constexpr int kGpuLost = 4;
+constexpr int kStudentUnusable = 5;
 constexpr int kNoGpu = 77;
 
 // The report so far; written to --results (and --report) when each check
@@ -53,6 +56,14 @@ void save_results() {
 // tenth of it is free has left the student's allocations behind.
 std::size_t free_at_start = 0;
 
+// Trouble of the student's runner (a crash, a time limit, a lost context, work
+// left running): the first is the row's trouble, named after the running check.
+void record_student_trouble(const remote::Trouble& trouble) {
+  if (report.gpu_trouble) return;
+  const std::string check = recorder().running() ? recorder().current().id : "start-up";
+  report.gpu_trouble = GpuTrouble{trouble.kind, check, trouble.message};
+}
+
 // After each check: is the GPU still usable, and is its memory still there?
 void look_at_gpu_after(const std::string& check) {
   const GpuHealth health = probe_gpu_health();
@@ -65,6 +76,7 @@ void look_at_gpu_after(const std::string& check) {
                  "(make " << lab.id << "-sanitize finds races; compute-sanitizer finds bad addresses).\n"
               << std::flush;
     // The context cannot be recovered in this process: end it, with the results saved.
+    remote::stop_runners();
     std::_Exit(kGpuLost);
   }
   if (!report.gpu_trouble && health.free_bytes < free_at_start / 10) {
@@ -123,12 +135,22 @@ class ProgressListener : public catch2::ListenerBase {
   std::chrono::steady_clock::time_point started_;
 };
 
-// The reference build sits beside the grader executable, so a build folder can move.
-std::string default_reference_path() {
+// The reference build and the runner sit beside the grader executable, so a build folder can move.
+std::string beside_this_program(const std::string& name) {
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  const std::string name = std::string("lib") + lab.id + "_reference.so";
   return error ? name : (self.parent_path() / name).string();
+}
+
+// The command runners start under (the sandbox): one word per line of @p path.
+std::vector<std::string> read_words(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  std::vector<std::string> words;
+  for (std::string line; std::getline(file, line);) {
+    if (!line.empty()) words.push_back(line);
+  }
+  return words;
 }
 
 std::string format_gbps(double gbps) {
@@ -168,7 +190,10 @@ CATCH_REGISTER_LISTENER(ProgressListener)
 int main(int argc, char** argv) {
   Catch::Session session;
   std::string student_path;
-  std::string reference_path = default_reference_path();
+  std::string reference_path = beside_this_program(std::string("lib") + lab.id + "_reference.so");
+  std::string runner_path = beside_this_program(std::string(lab.id) + "_runner");
+  std::string sandbox_path;
+  double call_seconds = 60.0;
   std::string output_dir = ".";
   int steps = lab.steps;
   unsigned long long seed = 20261122;
@@ -177,6 +202,9 @@ int main(int argc, char** argv) {
   session.cli(session.cli() |
               Opt(student_path, "lib.so")["--student"]("the student's build of the lab (required)") |
               Opt(reference_path, "lib.so")["--reference"]("the reference build (default: beside this program)") |
+              Opt(runner_path, "program")["--runner"]("the lab's runner (default: beside this program)") |
+              Opt(sandbox_path, "file")["--sandbox"]("start runners under this command, one word per line") |
+              Opt(call_seconds, "seconds")["--call-timeout"]("longest a call of a lab function may take (default 60)") |
               Opt(steps, "N")["--steps"]("check steps 1..N only") |
               Opt(results_path, "file.json")["--results"]("write the results as JSON to this file") |
               Opt(report_path, "file.txt")["--report"]("write the report table as text to this file") |
@@ -184,9 +212,9 @@ int main(int argc, char** argv) {
               Opt(seed, "number")["--seed"]("seed for the random inputs"));
   if (session.applyCommandLine(argc, argv) != 0) return kBadInput;
   if (session.configData().showHelp) {
-    std::cout << "\nExit codes: 0 all checks passed, 1 a check failed, 2 bad command line or "
-                 "unloadable build,\n3 GPU error before the checks, 4 a check left the GPU context "
-                 "unusable (results so far saved),\n77 no usable GPU.\n";
+    std::cout << "\nExit codes: 0 all checks passed, 1 a check failed, 2 bad command line,\n3 GPU or "
+                 "reference error before the checks, 4 the grader's GPU context became unusable\n(results so "
+                 "far saved), 5 the student's build could not be loaded, 77 no usable GPU.\n";
     return kAllPassed;
   }
   if (student_path.empty()) {
@@ -216,14 +244,16 @@ int main(int argc, char** argv) {
   Context context;
   context.output_dir = output_dir;
   context.seed = seed;
+  remote::RunnerSetup runners{runner_path, student_path, reference_path, {}, call_seconds};
   try {
-    context.student_table = Plugin(student_path).symbol(lab.api_symbol);
-    context.reference_table = Plugin(reference_path).symbol(lab.api_symbol);
+    if (!sandbox_path.empty()) runners.prefix = read_words(sandbox_path);
   } catch (const std::exception& error) {
-    std::cerr << lab.id << " grader: " << error.what()
-              << "\n(A function the lab asks for may be missing or renamed in the student's file.)\n";
+    std::cerr << lab.id << " grader: --sandbox: " << error.what() << "\n";
     return kBadInput;
   }
+  remote::set_up_runners(runners);
+  remote::on_student_trouble(record_student_trouble);
+  use_outside_clock(&remote::remote_clock());
   try {
     context.facts = query_device();
     context.stream = std::make_unique<Stream>();
@@ -233,6 +263,21 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {
     std::cerr << lab.id << " grader: the GPU failed before any check ran: " << error.what() << "\n";
     return kGpuFailed;
+  }
+  // Both runners start now, so a build that cannot be loaded is named before any check.
+  for (const remote::Side side : {remote::Side::reference, remote::Side::student}) {
+    try {
+      remote::start_runner(side);
+    } catch (const std::exception& error) {
+      std::cerr << lab.id << " grader: " << remote::describe(side) << " could not be started: " << error.what()
+                << (side == remote::Side::student
+                        ? "\n(The runner's message is above. A function the lab asks for may be missing or renamed "
+                          "in the student's file.)\n"
+                        : "\n")
+                << std::flush;
+      remote::stop_runners();
+      return side == remote::Side::student ? kStudentUnusable : kGpuFailed;
+    }
   }
   install(&context);
 
@@ -251,6 +296,11 @@ int main(int argc, char** argv) {
   report.steps = lab.steps;
   report.steps_requested = steps;
   report.facts = describe_machine(context, student_path);
+  char round_trips[128];
+  std::snprintf(round_trips, sizeof round_trips,
+                "%.1f us (student's), %.1f us (reference's), taken off every timed call",
+                1e3 * remote::round_trip_ms(remote::Side::student), 1e3 * remote::round_trip_ms(remote::Side::reference));
+  report.facts.emplace_back("Runner round trip", round_trips);
   try {
     save_results();  // the file exists from the start, and is writable
   } catch (const std::exception& error) {
@@ -261,6 +311,7 @@ int main(int argc, char** argv) {
   std::cout << "Grading " << lab.id << " (" << lab.title << "), steps 1-" << steps << ":\n";
   session.run();
   install(nullptr);
+  remote::stop_runners();
 
   report.complete = true;
   save_results();

@@ -1,12 +1,34 @@
 #include "memlab/grading/speed.hpp"
 
+#include "memlab/grading/context.hpp"
 #include "memlab/grading/grader.hpp"
 #include "memlab/report.hpp"
 #include "memlab/stats.hpp"
 
+#include "memlab/device_random.cuh"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
 namespace memlab::grading {
 
+namespace {
+// The round trips taken off the timed calls, for make reliability.
+void record_clock_statistics() {
+  value("student_round_trip_us", 1e3 * remote::round_trip_ms(remote::Side::student));
+  value("reference_round_trip_us", 1e3 * remote::round_trip_ms(remote::Side::reference));
+}
+
+}  // namespace
+
 std::string SpeedComparison::explain() const {
+  if (!wrong_run.empty()) return "gave a wrong result in a timed run: " + wrong_run;
+  if (below_floor()) {
+    return format_text("measured %.4f ms, less than the %.4f ms this GPU's memory needs to move the data: the "
+                       "measurement is invalid (work done outside the timed call?)",
+                       student_ms, floor_ms);
+  }
   return format_text("took %.2fx the reference's time (median of %zu interleaved pairs%s); the limit is %.2fx",
                      best_ratio, pairs, attempts > 1 ? ", measured twice" : "", limit);
 }
@@ -28,7 +50,96 @@ SpeedComparison compare_speed(const Work& student, const Work& reference, double
   result.reference_ms = median(last.b_ms);
   result.ratio = last.median_ratio;
   result.pairs = last.a_ms.size();
+  recorder().current().speed_only = true;
+  record_clock_statistics();
   return result;
+}
+
+namespace {
+// A run's wrong result: the student's fails the check, the reference's is the grader's own fault.
+struct WrongRun : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+}  // namespace
+
+SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& reference, double limit,
+                              double floor_ms) {
+  constexpr int kWarmups = 2;
+  constexpr int kPairs = 21;
+  constexpr int kAttempts = 2;
+  int run = 0;
+  const auto sample = [&run](const CheckedWork& side) {
+    if (side.prepare) side.prepare(run++);
+    const double ms = timer().time_ms(side.work, Cache::cold);
+    if (side.verify) {
+      const std::string wrong = side.verify();
+      if (!wrong.empty()) throw WrongRun(wrong);
+    }
+    return ms;
+  };
+  SpeedComparison result;
+  result.limit = limit;
+  result.floor_ms = floor_ms;
+  std::vector<double> student_ms, reference_ms;
+  try {
+    for (int i = 0; i < kWarmups; ++i) {
+      sample(student);
+      sample(reference);
+    }
+    const RerunVerdict verdict = judge_with_rerun(limit, kAttempts, [&] {
+      student_ms.clear();
+      reference_ms.clear();
+      for (int i = 0; i < kPairs; ++i) {
+        // Alternating who goes first, so a drift of the machine affects both alike.
+        if (i % 2 == 0) {
+          student_ms.push_back(sample(student));
+          reference_ms.push_back(sample(reference));
+        } else {
+          reference_ms.push_back(sample(reference));
+          student_ms.push_back(sample(student));
+        }
+      }
+      return median_ratio(student_ms, reference_ms);
+    });
+    result.best_ratio = verdict.best();
+    result.attempts = static_cast<int>(verdict.attempts.size());
+    record_clock_statistics();
+  } catch (const WrongRun& wrong) {
+    result.wrong_run = wrong.what();
+    result.best_ratio = 0.0;
+  }
+  if (!student_ms.empty()) {
+    result.student_ms = median(student_ms);
+    result.reference_ms = median(reference_ms);
+    result.ratio = median_ratio(student_ms, reference_ms);
+    result.pairs = student_ms.size();
+  }
+  // No ratio is scored from a wrong run or an invalid measurement.
+  if (!result.wrong_run.empty() || result.below_floor()) result.ratio = 0.0;
+  if (result.wrong_run.empty() && !result.below_floor()) recorder().current().speed_only = true;
+  return result;
+}
+
+double memory_floor_ms(double bytes) {
+  const double gbps = device().theoretical_gbps;
+  return gbps > 0 ? bytes / (gbps * 1e9) * 1e3 : 0.0;
+}
+
+std::uint32_t poison(void* data, std::size_t bytes) {
+  static std::mt19937 random{std::random_device{}()};
+  // A finite float near 2^100 with a random sign and mantissa: no kernel of the
+  // labs computes it by chance, and unlike a NaN it does not survive arithmetic
+  // unchanged (beta * y past the end of y changes it).
+  const std::uint32_t pattern = (static_cast<std::uint32_t>(random()) & 0x807FFFFFu) | 0x71800000u;
+  fill_words(data, bytes / 4, pattern, stream());
+  return pattern;
+}
+
+bool still_poisoned(const void* data, std::size_t bytes, std::uint32_t pattern) {
+  std::vector<std::uint32_t> words(bytes / 4);
+  MEMLAB_CHECK(cudaMemcpyAsync(words.data(), data, words.size() * 4, cudaMemcpyDeviceToHost, stream()));
+  MEMLAB_CHECK(cudaStreamSynchronize(stream()));
+  return std::all_of(words.begin(), words.end(), [pattern](std::uint32_t word) { return word == pattern; });
 }
 
 double median_milliseconds(const Work& work) { return median(timer().samples_ms(work, {2, 15, Cache::cold})); }

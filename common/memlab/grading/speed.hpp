@@ -6,6 +6,8 @@
 #include "memlab/timing.cuh"
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 
 namespace memlab::grading {
@@ -19,9 +21,14 @@ struct SpeedComparison {
   double ratio = 0.0;         ///< median of per-pair ratios, last attempt
   std::size_t pairs = 0;      ///< interleaved pairs per attempt
   int attempts = 0;           ///< 1, or 2 when the first attempt was over the limit
+  double floor_ms = 0.0;      ///< the least time the work can take on this GPU (0: not known)
+  std::string wrong_run;      ///< what a verified timed run got wrong ("": every run was right)
 
-  /// Some attempt measured a ratio within the limit.
-  bool passed() const { return best_ratio <= limit; }
+  /// Every timed run was right, the time is physically possible, and some
+  /// attempt measured a ratio within the limit.
+  bool passed() const { return wrong_run.empty() && !below_floor() && best_ratio <= limit; }
+  /// The student's time is below what this GPU can do: the measurement is invalid.
+  bool below_floor() const { return floor_ms > 0 && student_ms < floor_ms; }
   /// "took 1.40x the reference's time (median of 21 interleaved pairs, measured twice); the limit is 1.25x"
   std::string explain() const;
 };
@@ -31,6 +38,35 @@ struct SpeedComparison {
 /// median of the per-pair ratios; measured again once before failing
 /// (judge_with_rerun), so one disturbed measurement does not fail a student.
 SpeedComparison compare_speed(const Work& student, const Work& reference, double limit);
+
+/// A timed run that is checked: prepare() runs before it, untimed (fresh
+/// inputs, outputs poisoned with a new value), and verify() after it, untimed,
+/// returning what the run got wrong ("" if nothing). Every timed run of the
+/// student's code is verified, so work skipped or left unfinished on a
+/// repeated call cannot pass as fast work.
+struct CheckedWork {
+  std::function<void(int run)> prepare;  ///< before run number @p run (0, 1, ...), untimed
+  Work work;                             ///< the timed work
+  std::function<std::string()> verify;   ///< after it, untimed
+};
+
+/// compare_speed() with every run prepared and verified, refusing a student
+/// time below @p floor_ms (bytes over the theoretical bandwidth, say) as an
+/// invalid measurement.
+SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& reference, double limit,
+                              double floor_ms = 0.0);
+
+/// The least milliseconds moving @p bytes through DRAM can take on this GPU:
+/// the bytes at the bandwidth its memory clock and bus width allow.
+double memory_floor_ms(double bytes);
+
+/// Fills @p bytes of device memory at @p data (a multiple of 4) with a 32-bit
+/// pattern chosen at random for this call, and returns the pattern: poison
+/// that a stray write cannot restore by knowing it in advance.
+std::uint32_t poison(void* data, std::size_t bytes);
+
+/// True if every 32-bit word of @p bytes at @p data still holds @p pattern.
+bool still_poisoned(const void* data, std::size_t bytes, std::uint32_t pattern);
 
 /// Median milliseconds of @p work alone on the grader's stream (two warm-ups,
 /// then 15 runs, L2 flushed before each): for figures a check reports beside

@@ -1,0 +1,592 @@
+// Both ends of a remote call (remote.hpp): the grader's stubs and runners, and
+// the runner's loop. The wire format is a 4-byte length and a payload:
+//
+//   request: kind (u8), released buffer ids (u32 count, u64 each), preamble
+//            (u8 flush_l2, i32 hold_us), then for a call: function (u32) and
+//            arguments; for a timed call: function (u32), count (i32), arguments
+//   reply:   status (u8: 0 ok, 1 failed), then the result, or a message (u32
+//            length, bytes) and whether the runner's GPU context is lost (u8)
+#include "memlab/grading/remote.hpp"
+
+#include "memlab/cuda_check.cuh"
+#include "memlab/resources.cuh"
+#include "memlab/stats.hpp"
+#include "memlab/timing.cuh"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <thread>
+
+namespace memlab::grading::remote {
+
+namespace {
+
+enum Kind : std::uint8_t { kCall = 1, kPing = 2, kTimeCalls = 3, kEmptyKernel = 4 };
+enum Status : std::uint8_t { kOk = 0, kFailed = 1 };
+// A message longer than this is refused: a runner cannot make the grader allocate without bound.
+constexpr std::uint32_t kLongestMessage = 64u << 20;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string whole_seconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f s", seconds);
+  return text;
+}
+
+// ---- sockets -------------------------------------------------------------
+
+bool write_all(int socket, const void* data, std::size_t size) {
+  const auto* next = static_cast<const unsigned char*>(data);
+  while (size > 0) {
+    const ssize_t written = ::send(socket, next, size, MSG_NOSIGNAL);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return false;
+    next += written;
+    size -= static_cast<std::size_t>(written);
+  }
+  return true;
+}
+
+bool send_message(int socket, const std::vector<unsigned char>& payload) {
+  const auto length = static_cast<std::uint32_t>(payload.size());
+  return write_all(socket, &length, sizeof length) && write_all(socket, payload.data(), payload.size());
+}
+
+enum class Received { ok, closed, timed_out, malformed };
+
+// Reads exactly @p size bytes, waiting at most until @p deadline (none if @p deadline is null).
+Received read_all(int socket, void* data, std::size_t size, const Clock::time_point* deadline) {
+  auto* next = static_cast<unsigned char*>(data);
+  while (size > 0) {
+    if (deadline != nullptr) {
+      const double left = std::chrono::duration<double>(*deadline - Clock::now()).count();
+      if (left <= 0) return Received::timed_out;
+      pollfd wait{socket, POLLIN, 0};
+      const int ready = ::poll(&wait, 1, static_cast<int>(std::min(left * 1000.0, 1000.0)) + 1);
+      if (ready < 0 && errno != EINTR) return Received::closed;
+      if (ready <= 0) continue;
+    }
+    const ssize_t got = ::recv(socket, next, size, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Received::closed;
+    next += got;
+    size -= static_cast<std::size_t>(got);
+  }
+  return Received::ok;
+}
+
+Received receive_message(int socket, std::vector<unsigned char>& payload, const Clock::time_point* deadline) {
+  std::uint32_t length = 0;
+  Received result = read_all(socket, &length, sizeof length, deadline);
+  if (result != Received::ok) return result;
+  if (length > kLongestMessage) return Received::malformed;
+  payload.resize(length);
+  return read_all(socket, payload.data(), length, deadline);
+}
+
+// ---- the grader's side ---------------------------------------------------
+
+// Driver functions, found at run time through the runtime: linking the driver
+// library would stop the graders from starting (and saying so) on a machine
+// without one.
+template <typename Function>
+Function driver_function(const char* name) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  MEMLAB_CHECK(cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || function == nullptr) {
+    throw std::runtime_error(std::string("grading: the CUDA driver has no ") + name);
+  }
+  return reinterpret_cast<Function>(function);
+}
+
+CUresult buffer_id_of(CUdeviceptr address, unsigned long long* id) {
+  static const auto get = driver_function<PFN_cuPointerGetAttribute_v4000>("cuPointerGetAttribute");
+  return get(id, CU_POINTER_ATTRIBUTE_BUFFER_ID, address);
+}
+
+CUresult allocation_of(CUdeviceptr address, CUdeviceptr* base, std::size_t* size) {
+  static const auto get = driver_function<PFN_cuMemGetAddressRange_v3020>("cuMemGetAddressRange");
+  return get(base, size, address);
+}
+
+// An allocation of the grader's that a runner has been sent.
+struct Shared {
+  CUdeviceptr base = 0;
+  SharedPointer pointer;
+};
+
+struct Runner {
+  pid_t pid = -1;
+  int socket = -1;
+  // Recent round trips: an empty kernel launched and waited for, the messages there and back included.
+  std::vector<double> round_trips_ms;
+  double round_trip_ms() const { return round_trips_ms.empty() ? 0.0 : median(round_trips_ms); }
+  std::map<std::uint64_t, Shared> sent;  // buffer id -> allocation, as this runner knows them
+};
+
+RunnerSetup setup;
+Runner runners[2];
+Preamble next_preamble;
+void (*student_trouble_handler)(const Trouble&) = nullptr;
+
+// The idle probe: an empty kernel between two events takes a few microseconds
+// on an idle GPU, and waits for a time slice when another process's kernels
+// are running.
+__global__ void idle_probe_kernel() {}
+
+struct IdleProbe {
+  Stream stream;
+  Event start, stop;
+  double calibrated_ms = -1.0;
+
+  double once() {
+    start.record(stream);
+    idle_probe_kernel<<<1, 1, 0, stream>>>();
+    MEMLAB_CHECK_LAUNCH();
+    stop.record(stream);
+    return Event::elapsed_ms(start, stop);
+  }
+  double median_of(int count) {
+    std::vector<double> ms;
+    for (int i = 0; i < count; ++i) ms.push_back(once());
+    return median(ms);
+  }
+  bool idle() {
+    if (calibrated_ms < 0) calibrated_ms = median_of(21);
+    // Another process's kernel holds the GPU for its time slice (milliseconds):
+    // far above the few microseconds of an idle launch.
+    return median_of(5) <= std::max(20.0 * calibrated_ms, 0.25);
+  }
+};
+
+IdleProbe& idle_probe() {
+  static IdleProbe probe;
+  return probe;
+}
+
+Runner& runner_of(Side side) { return runners[static_cast<int>(side)]; }
+const std::string& library_of(Side side) {
+  return side == Side::student ? setup.student_library : setup.reference_library;
+}
+
+void report_trouble(Side side, const std::string& kind, const std::string& message) {
+  if (side == Side::student && student_trouble_handler != nullptr) student_trouble_handler({kind, message});
+}
+
+std::string describe_end(int status) {
+  if (WIFSIGNALED(status)) {
+    const int number = WTERMSIG(status);
+    return std::string("was killed by signal ") + std::to_string(number) + " (" + strsignal(number) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+// Ends @p side's runner and everything it started; returns how it ended, if it had.
+std::string end_runner(Side side, bool kill_it) {
+  Runner& runner = runner_of(side);
+  if (runner.pid <= 0) return "";
+  if (runner.socket >= 0) ::close(runner.socket);
+  if (kill_it) {
+    ::kill(-runner.pid, SIGKILL);  // its process group: what it started dies with it
+    ::kill(runner.pid, SIGKILL);
+  }
+  int status = 0;
+  std::string how;
+  // Without a kill, the runner ends by itself once its socket closes.
+  for (int tries = 0; tries < 200; ++tries) {
+    const pid_t done = ::waitpid(runner.pid, &status, kill_it ? 0 : WNOHANG);
+    if (done == runner.pid) {
+      how = describe_end(status);
+      break;
+    }
+    if (done < 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (tries == 199) {
+      ::kill(-runner.pid, SIGKILL);
+      ::kill(runner.pid, SIGKILL);
+      ::waitpid(runner.pid, &status, 0);
+    }
+  }
+  if (kill_it) ::kill(-runner.pid, SIGKILL);  // a child that outlived it in the group
+  runner = Runner{};
+  return how;
+}
+
+[[noreturn]] void fail(Side side, const std::string& kind, const std::string& message) {
+  report_trouble(side, kind, message);
+  throw RunnerError(message);
+}
+
+// Sends @p request and waits for the reply; a runner that ends or runs out of time is ended and reported.
+std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned char>& request) {
+  Runner& runner = runner_of(side);
+  const std::string who = describe(side);
+  std::vector<unsigned char> reply;
+  Received received = Received::closed;
+  if (send_message(runner.socket, request)) {
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup.call_seconds));
+    received = receive_message(runner.socket, reply, &deadline);
+  }
+  if (received == Received::timed_out) {
+    end_runner(side, true);
+    fail(side, "timed_out",
+         who + " did not return within " + whole_seconds(setup.call_seconds) +
+             "; its process was ended (a kernel that never finishes?)");
+  }
+  if (received != Received::ok) {
+    const std::string how = end_runner(side, received == Received::malformed);
+    fail(side, "crashed",
+         "the process running " + who + (how.empty() ? " ended" : " " + how) +
+             " during the call (a crash, exit() or abort() in the lab's code?)");
+  }
+  return reply;
+}
+
+
+std::vector<unsigned char> request_of(Side side, Kind kind) {
+  Runner& runner = runner_of(side);
+  Writer out;
+  out.raw<std::uint8_t>(kind);
+  // Allocations the grader has freed since: the runner closes them.
+  std::vector<std::uint64_t> released;
+  for (auto it = runner.sent.begin(); it != runner.sent.end();) {
+    unsigned long long id = 0;
+    const CUresult alive = buffer_id_of(it->second.base, &id);
+    if (alive != CUDA_SUCCESS || id != it->first) {
+      released.push_back(it->first);
+      it = runner.sent.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  out.raw<std::uint32_t>(static_cast<std::uint32_t>(released.size()));
+  for (std::uint64_t id : released) out.raw(id);
+  out.raw<std::uint8_t>(next_preamble.flush_l2);
+  out.raw<std::int32_t>(next_preamble.hold_microseconds);
+  next_preamble = Preamble{};
+  return out.bytes();
+}
+
+// The reply's result, or the failure it reports thrown.
+Reader check_reply(Side side, const std::vector<unsigned char>& reply);
+
+// Round trips kept per runner; their median is taken off each timed call.
+constexpr int kRoundTrips = 31;
+
+// The round trip: what a call of a kernel that does nothing takes by the
+// grader's clock (the messages, the launch, the wait for the GPU). Measured
+// again before every timed call, so a slow start or a drift of the machine
+// moves the figure taken off with it.
+void measure_round_trip(Side side) {
+  const Clock::time_point start = Clock::now();
+  check_reply(side, send_and_wait(side, request_of(side, kEmptyKernel)));
+  std::vector<double>& trips = runner_of(side).round_trips_ms;
+  trips.push_back(seconds_since(start) * 1e3);
+  if (trips.size() > static_cast<std::size_t>(kRoundTrips)) trips.erase(trips.begin());
+}
+
+// The GPU runs one process's kernels at a time, and switching to another
+// process costs about 0.3 ms (measured on an H100): more than many timed
+// kernels take. A flush of L2 in the runner makes its context the GPU's
+// current one, and leaves the cache cold, so the timed call that follows
+// starts as an untimed one would.
+void make_current_on_gpu(Side side) {
+  const Preamble timed_call = next_preamble;
+  next_preamble = Preamble{true, 0};
+  check_reply(side, send_and_wait(side, request_of(side, kPing)));
+  next_preamble = timed_call;
+}
+
+Reader check_reply(Side side, const std::vector<unsigned char>& reply) {
+  Reader in(reply);
+  const auto status = in.raw<std::uint8_t>();
+  if (status == kOk) return in;
+  const auto length = in.raw<std::uint32_t>();
+  std::string message(std::min<std::size_t>(length, in.left()), '\0');
+  in.take(message.data(), message.size());
+  const bool lost = in.left() > 0 && in.raw<std::uint8_t>() != 0;
+  if (message.size() > 2000) message.resize(2000);
+  if (lost) {
+    end_runner(side, true);
+    fail(side, "context_lost", message + " (the GPU context of " + describe(side) + " is lost; its process was ended)");
+  }
+  throw RunnerError(message);
+}
+
+}  // namespace
+
+void start_runner(Side side) {
+  Runner& runner = runner_of(side);
+  if (runner.pid > 0) return;
+  if (setup.program.empty()) throw std::logic_error("grading: no runner set up");
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+    throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+  }
+  std::vector<std::string> words = setup.prefix;
+  words.insert(words.end(), {setup.program, "--library", library_of(side), "--socket", "3"});
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a grader that dies takes its runners with it
+    ::setpgid(0, 0);
+    ::dup2(sockets[1], 3);  // dup2 clears close-on-exec on the copy
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) ::dup2(null, 0);
+    for (int fd = 4; fd < 1024; ++fd) ::close(fd);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "grading: cannot start %s: %s\n", argv[0], std::strerror(errno));
+    std::_Exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(sockets[1]);
+  runner.pid = pid;
+  runner.socket = sockets[0];
+
+  for (int i = 0; i < kRoundTrips; ++i) measure_round_trip(side);
+}
+
+const char* describe(Side side) { return side == Side::student ? "the student's code" : "the reference"; }
+
+SharedPointer share(const void* device_pointer) {
+  const auto address = reinterpret_cast<CUdeviceptr>(device_pointer);
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  unsigned long long id = 0;
+  if (allocation_of(address, &base, &size) != CUDA_SUCCESS || buffer_id_of(address, &id) != CUDA_SUCCESS) {
+    throw std::logic_error("grading: a lab function was given a pointer that is not device memory");
+  }
+  SharedPointer shared;
+  shared.buffer_id = id;
+  shared.offset = address - base;
+  MEMLAB_CHECK(cudaIpcGetMemHandle(&shared.handle, reinterpret_cast<void*>(base)));
+  for (Runner& runner : runners) runner.sent.emplace(id, Shared{base, shared});
+  return shared;
+}
+
+void before_next_call(const Preamble& preamble) { next_preamble = preamble; }
+
+void RemoteClock::start() {
+  running_ = true;
+  calls_ = 0;
+  milliseconds_ = 0.0;
+}
+
+double RemoteClock::stop_ms() {
+  running_ = false;
+  return calls_ > 0 ? milliseconds_ : -1.0;
+}
+
+void RemoteClock::add(double milliseconds) {
+  ++calls_;
+  milliseconds_ += milliseconds;
+}
+
+RemoteClock& remote_clock() {
+  static RemoteClock clock;
+  return clock;
+}
+
+// Before a timed call of the reference, the GPU must be idle: work the
+// student's code left running would slow the reference and flatter the student.
+static void require_idle_gpu_for(Side side) {
+  if (side != Side::reference) return;
+  IdleProbe& probe = idle_probe();
+  for (int wait = 0; wait < 5; ++wait) {
+    if (probe.idle()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  end_runner(Side::student, true);  // its GPU work ends with its context
+  if (probe.idle()) {
+    fail(Side::student, "left_work_running",
+         "the GPU stayed busy after the student's code returned: work it launched was still running when the "
+         "reference was to be timed (its process was ended). A lab function must finish its work before it returns, "
+         "or leave it on the stream it was given.");
+  }
+  throw RunnerError("the GPU is busy with another process's work: timings here would be wrong; grade on an idle GPU");
+}
+
+std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments) {
+  start_runner(side);
+  // The runner reads what the grader just wrote: the grader's GPU work must be done first.
+  MEMLAB_CHECK(cudaDeviceSynchronize());
+  RemoteClock& clock = remote_clock();
+  if (clock.running()) {
+    require_idle_gpu_for(side);
+    make_current_on_gpu(side);
+    measure_round_trip(side);
+  }
+  std::vector<unsigned char> request = request_of(side, kCall);
+  Writer tail;
+  tail.raw(index);
+  request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
+  request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
+  const Clock::time_point start = Clock::now();
+  std::vector<unsigned char> reply = send_and_wait(side, request);
+  const double milliseconds = seconds_since(start) * 1e3 - runner_of(side).round_trip_ms();
+  Reader in = check_reply(side, reply);
+  if (clock.running()) clock.add(milliseconds);
+  return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
+}
+
+std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
+  start_runner(side);
+  MEMLAB_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned char> request = request_of(side, kTimeCalls);
+  Writer tail;
+  tail.raw(index);
+  tail.raw<std::int32_t>(count);
+  request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
+  request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
+  const std::vector<unsigned char> reply = send_and_wait(side, request);
+  Reader in = check_reply(side, reply);
+  std::vector<double> ms = Codec<std::vector<double>>::get(in);
+  if (ms.size() != static_cast<std::size_t>(count)) throw RunnerError("the runner returned the wrong number of times");
+  return ms;
+}
+
+void set_up_runners(const RunnerSetup& given) { setup = given; }
+
+void stop_runners() {
+  for (Side side : {Side::student, Side::reference}) end_runner(side, false);
+}
+
+void kill_runner(Side side) { end_runner(side, true); }
+
+double round_trip_ms(Side side) { return runner_of(side).round_trip_ms(); }
+
+void on_student_trouble(void (*handler)(const Trouble&)) { student_trouble_handler = handler; }
+
+// ---- the runner's side ---------------------------------------------------
+
+namespace {
+
+struct Opened {
+  void* base = nullptr;
+};
+std::map<std::uint64_t, Opened> opened;
+cudaStream_t own_stream = nullptr;
+
+void close_released(Reader& in) {
+  const auto count = in.raw<std::uint32_t>();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const auto id = in.raw<std::uint64_t>();
+    const auto it = opened.find(id);
+    if (it == opened.end()) continue;
+    cudaIpcCloseMemHandle(it->second.base);
+    opened.erase(it);
+  }
+}
+
+// After the lab's code: the GPU error it left, if any, and whether the context is lost for good.
+std::string cuda_trouble(bool& lost) {
+  cudaError_t error = cudaDeviceSynchronize();
+  if (error == cudaSuccess) error = cudaGetLastError();
+  if (error == cudaSuccess) return "";
+  // A sticky error (an illegal address, say) fails every later call too.
+  lost = cudaDeviceSynchronize() != cudaSuccess;
+  return std::string("CUDA error ") + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
+}
+
+std::vector<unsigned char> failure_reply(const std::string& message, bool lost) {
+  Writer out;
+  out.raw<std::uint8_t>(kFailed);
+  out.raw<std::uint32_t>(static_cast<std::uint32_t>(message.size()));
+  out.append(message.data(), message.size());
+  out.raw<std::uint8_t>(lost);
+  return out.bytes();
+}
+
+}  // namespace
+
+void* open_shared(const SharedPointer& pointer) {
+  auto it = opened.find(pointer.buffer_id);
+  if (it == opened.end()) {
+    void* base = nullptr;
+    MEMLAB_CHECK(cudaIpcOpenMemHandle(&base, pointer.handle, cudaIpcMemLazyEnablePeerAccess));
+    it = opened.emplace(pointer.buffer_id, Opened{base}).first;
+  }
+  return static_cast<char*>(it->second.base) + pointer.offset;
+}
+
+cudaStream_t runner_stream() { return own_stream; }
+
+int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Writer&), const void* api) {
+  // Spin while waiting for the GPU: a sleeping wait wakes up tens of
+  // microseconds late, and unevenly, and every timed call ends with a wait.
+  MEMLAB_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
+  MEMLAB_CHECK(cudaStreamCreateWithFlags(&own_stream, cudaStreamNonBlocking));
+  int device = 0;
+  int l2_bytes = 0;
+  MEMLAB_CHECK(cudaGetDevice(&device));
+  MEMLAB_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  L2Flusher flusher(static_cast<std::size_t>(l2_bytes));
+  std::vector<unsigned char> request;
+  while (receive_message(socket, request, nullptr) == Received::ok) {
+    std::vector<unsigned char> reply;
+    bool lost = false;
+    try {
+      Reader in(request);
+      const auto kind = in.raw<std::uint8_t>();
+      close_released(in);
+      const bool flush = in.raw<std::uint8_t>() != 0;
+      const auto hold = in.raw<std::int32_t>();
+      if (flush) flusher.flush(own_stream);
+      if (hold > 0) hold_stream(own_stream, std::min(hold, 100000));
+      Writer out;
+      out.raw<std::uint8_t>(kOk);
+      if (kind == kCall) {
+        const auto index = in.raw<std::uint32_t>();
+        handler(api, index, in, out);
+      } else if (kind == kEmptyKernel) {
+        idle_probe_kernel<<<1, 1, 0, own_stream>>>();
+        MEMLAB_CHECK_LAUNCH();
+      } else if (kind == kTimeCalls) {
+        const auto index = in.raw<std::uint32_t>();
+        const auto count = std::clamp(in.raw<std::int32_t>(), 1, 1000);
+        const std::vector<unsigned char> arguments(request.end() - static_cast<std::ptrdiff_t>(in.left()), request.end());
+        const Work work = [&](cudaStream_t) {
+          Reader again(arguments);
+          Writer ignored;
+          handler(api, index, again, ignored);
+        };
+        Codec<std::vector<double>>::put(out, time_sequence(work, count, own_stream));
+      }
+      const std::string trouble = cuda_trouble(lost);
+      reply = trouble.empty() ? out.bytes() : failure_reply(trouble, lost);
+    } catch (const std::exception& error) {
+      const std::string trouble = cuda_trouble(lost);
+      reply = failure_reply(std::string(error.what()) + (trouble.empty() ? "" : " (" + trouble + ")"), lost);
+    }
+    if (!send_message(socket, reply) || lost) break;
+  }
+  return 0;
+}
+
+}  // namespace memlab::grading::remote

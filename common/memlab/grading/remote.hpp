@@ -1,0 +1,395 @@
+/// @file remote.hpp
+/// @brief Calling a lab build that runs in another process: the student's code
+/// never shares an address space with the grader or the reference.
+///
+/// A lab's functions are reached through its `Api` struct, a table of function
+/// pointers. The grader holds, for each side (student, reference), a table of
+/// the same type whose entries are stubs: a stub writes its arguments to a
+/// socket, a runner process (runner_main.cpp) that has loaded that side's build
+/// calls the real function, waits for the GPU, and sends the result back.
+/// Device pointers cross as CUDA IPC handles of the grader's own allocations,
+/// so both sides work on the grader's buffers, and only the grader reads them
+/// to decide a verdict. The stub tables are made from the Api struct itself
+/// (its fields are counted and typed by aggregate reflection), so a lab
+/// declares nothing for this beyond its Api.
+///
+/// Every call is synchronous: the stub first waits for the grader's own GPU
+/// work (inputs it just wrote), and the runner waits for all of its device's
+/// work before it answers. The grader's clock around a call, less the measured
+/// round trip, is the call's time (remote_clock()).
+#pragma once
+
+#include "memlab/timing.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+/// Calls into lab builds that run in runner processes (see remote.hpp).
+namespace memlab::grading::remote {
+
+/// Whose build a runner holds.
+enum class Side : int { student = 0, reference = 1 };
+
+/// "the student's code" or "the reference".
+const char* describe(Side side);
+
+/// @name Bytes on the wire
+/// @{
+
+/// Appends values to a message.
+class Writer {
+ public:
+  /// Appends the bytes of a trivially copyable @p value.
+  template <typename T>
+  void raw(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>, "only plain values cross as bytes");
+    append(&value, sizeof value);
+  }
+  /// Appends @p size bytes from @p data.
+  void append(const void* data, std::size_t size) {
+    if (size == 0) return;
+    const std::size_t old_size = bytes_.size();
+    bytes_.resize(old_size + size);
+    std::memcpy(bytes_.data() + old_size, data, size);
+  }
+  /// The message so far.
+  const std::vector<unsigned char>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+};
+
+/// Reads values from a message; a message too short throws (never reads past its end).
+class Reader {
+ public:
+  /// Reads @p bytes, which must outlive the reader.
+  explicit Reader(const std::vector<unsigned char>& bytes)
+      : next_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+  /// The next trivially copyable value.
+  template <typename T>
+  T raw() {
+    static_assert(std::is_trivially_copyable_v<T>, "only plain values cross as bytes");
+    T value;
+    take(&value, sizeof value);
+    return value;
+  }
+  /// Copies the next @p size bytes to @p data.
+  void take(void* data, std::size_t size) {
+    if (static_cast<std::size_t>(end_ - next_) < size) throw std::runtime_error("a message ended early");
+    std::memcpy(data, next_, size);
+    next_ += size;
+  }
+  /// Bytes not read yet.
+  std::size_t left() const { return static_cast<std::size_t>(end_ - next_); }
+
+ private:
+  const unsigned char* next_;
+  const unsigned char* end_;
+};
+/// @}
+
+/// A device pointer of the grader's, as another process can open it: the
+/// allocation's IPC handle and the offset into it.
+struct SharedPointer {
+  std::uint64_t buffer_id = 0;  ///< the allocation's unique id in the grader's process
+  cudaIpcMemHandle_t handle{};  ///< opens the allocation in the runner
+  std::uint64_t offset = 0;     ///< bytes from the allocation's start
+};
+
+/// Grader side: @p device_pointer as a runner can open it; throws if it is not device memory.
+SharedPointer share(const void* device_pointer);
+/// Runner side: the address of @p pointer in this process (the allocation is opened once).
+void* open_shared(const SharedPointer& pointer);
+/// Runner side: the stream the lab's functions are given in place of the grader's.
+cudaStream_t runner_stream();
+
+/// How a value of type T crosses: plain values as bytes, device pointers as
+/// SharedPointer, the stream not at all, vectors as a count and bytes.
+template <typename T, typename = void>
+struct Codec {
+  static_assert(std::is_trivially_copyable_v<T>, "a lab function's parameter or result cannot cross processes");
+  static void put(Writer& out, const T& value) { out.raw(value); }
+  static T get(Reader& in) { return in.raw<T>(); }
+};
+
+/// The stream: each side uses the runner's own.
+template <>
+struct Codec<cudaStream_t> {
+  static void put(Writer&, cudaStream_t) {}
+  static cudaStream_t get(Reader&) { return runner_stream(); }
+};
+
+/// Device pointers.
+template <typename T>
+struct Codec<T*, std::enable_if_t<!std::is_same_v<T*, cudaStream_t>>> {
+  static void put(Writer& out, T* pointer) {
+    out.raw<std::uint8_t>(pointer != nullptr);
+    if (pointer != nullptr) out.raw(share(pointer));
+  }
+  static T* get(Reader& in) {
+    if (in.raw<std::uint8_t>() == 0) return nullptr;
+    return static_cast<T*>(open_shared(in.raw<SharedPointer>()));
+  }
+};
+
+/// Vectors of plain values (results such as a list of footprints).
+template <typename T>
+struct Codec<std::vector<T>> {
+  /// The most elements a result may hold: a runner cannot make the grader allocate without bound.
+  static constexpr std::uint64_t kMostElements = std::uint64_t{1} << 20;
+  static void put(Writer& out, const std::vector<T>& values) {
+    out.raw<std::uint64_t>(values.size());
+    for (const T& value : values) Codec<T>::put(out, value);
+  }
+  static std::vector<T> get(Reader& in) {
+    const auto count = in.raw<std::uint64_t>();
+    if (count > kMostElements) throw std::runtime_error("a returned list is too long");
+    std::vector<T> values;
+    values.reserve(static_cast<std::size_t>(count));
+    for (std::uint64_t i = 0; i < count; ++i) values.push_back(Codec<T>::get(in));
+    return values;
+  }
+};
+
+/// @name Aggregate reflection of an Api struct
+/// @{
+namespace detail {
+
+struct AnyField {
+  template <typename T>
+  operator T() const;  // never defined: only used to count an aggregate's fields
+};
+
+template <typename T, typename... Args>
+auto braces_construct(int) -> decltype(void(T{std::declval<Args>()...}), std::true_type{});
+template <typename T, typename... Args>
+std::false_type braces_construct(...);
+
+template <typename T, typename... Fields>
+constexpr std::size_t count_fields() {
+  if constexpr (decltype(braces_construct<T, Fields..., AnyField>(0))::value) {
+    return count_fields<T, Fields..., AnyField>();
+  } else {
+    return sizeof...(Fields);
+  }
+}
+
+}  // namespace detail
+
+/// The number of function pointers in @p Api.
+template <typename Api>
+constexpr std::size_t field_count() {
+  constexpr std::size_t count = detail::count_fields<std::remove_const_t<Api>>();
+  static_assert(count >= 1 && count <= 10, "an Api struct holds 1 to 10 function pointers");
+  return count;
+}
+
+/// @p api's fields as a tuple of references, in declaration order.
+template <typename Api>
+auto fields(Api& api) {
+  constexpr std::size_t n = field_count<Api>();
+  // clang-format off
+  if constexpr (n == 1) { auto& [a] = api; return std::tie(a); }
+  else if constexpr (n == 2) { auto& [a, b] = api; return std::tie(a, b); }
+  else if constexpr (n == 3) { auto& [a, b, c] = api; return std::tie(a, b, c); }
+  else if constexpr (n == 4) { auto& [a, b, c, d] = api; return std::tie(a, b, c, d); }
+  else if constexpr (n == 5) { auto& [a, b, c, d, e] = api; return std::tie(a, b, c, d, e); }
+  else if constexpr (n == 6) { auto& [a, b, c, d, e, f] = api; return std::tie(a, b, c, d, e, f); }
+  else if constexpr (n == 7) { auto& [a, b, c, d, e, f, g] = api; return std::tie(a, b, c, d, e, f, g); }
+  else if constexpr (n == 8) { auto& [a, b, c, d, e, f, g, h] = api; return std::tie(a, b, c, d, e, f, g, h); }
+  else if constexpr (n == 9) { auto& [a, b, c, d, e, f, g, h, i] = api; return std::tie(a, b, c, d, e, f, g, h, i); }
+  else { auto& [a, b, c, d, e, f, g, h, i, j] = api; return std::tie(a, b, c, d, e, f, g, h, i, j); }
+  // clang-format on
+}
+
+/// The type of @p Api's field number @p I (a function pointer type).
+template <typename Api, std::size_t I>
+using Field = std::remove_reference_t<std::tuple_element_t<I, decltype(fields(std::declval<Api&>()))>>;
+/// @}
+
+/// Grader side: sends a call of function number @p index with @p arguments to
+/// @p side's runner and returns its result; throws RunnerError if the call
+/// failed there (defined in remote.cpp).
+std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments);
+
+/// A call that failed in a runner: a CUDA error or exception in the lab's
+/// code, or the runner's end (a crash, a time limit).
+class RunnerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+template <typename Api, Side S, std::size_t I, typename F = Field<Api, I>>
+struct Stub;
+
+template <typename Api, Side S, std::size_t I, typename R, typename... A>
+struct Stub<Api, S, I, R (*)(A...)> {
+  static R invoke(A... arguments) {
+    Writer out;
+    (Codec<std::decay_t<A>>::put(out, arguments), ...);
+    const std::vector<unsigned char> reply = call(S, static_cast<std::uint32_t>(I), out);
+    if constexpr (!std::is_void_v<R>) {
+      Reader in(reply);
+      return Codec<R>::get(in);
+    }
+  }
+};
+
+template <typename Api, Side S, std::size_t... I>
+const Api& stub_table(std::index_sequence<I...>) {
+  static const Api table{&Stub<Api, S, I>::invoke...};
+  return table;
+}
+
+template <typename F>
+struct Invoke;
+
+template <typename R, typename... A>
+struct Invoke<R (*)(A...)> {
+  static void run(R (*function)(A...), Reader& in, Writer& out) {
+    // Braces evaluate left to right: arguments are read in the order they were written.
+    std::tuple<std::decay_t<A>...> arguments{Codec<std::decay_t<A>>::get(in)...};
+    if constexpr (std::is_void_v<R>) {
+      std::apply(function, arguments);
+    } else {
+      Codec<R>::put(out, std::apply(function, arguments));
+    }
+  }
+};
+
+template <typename Api, std::size_t... I>
+void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out, std::index_sequence<I...>) {
+  const auto table = fields(api);
+  const bool found =
+      ((index == I ? (Invoke<Field<Api, I>>::run(std::get<I>(table), in, out), true) : false) || ...);
+  if (!found) throw std::runtime_error("no function number " + std::to_string(index) + " in this lab");
+}
+
+}  // namespace detail
+
+/// Grader side: @p Api whose functions run in @p side's runner.
+template <typename Api, Side S>
+const Api& stub_table() {
+  static_assert(sizeof(Api) == field_count<Api>() * sizeof(void (*)()), "an Api struct holds only function pointers");
+  return detail::stub_table<Api, S>(std::make_index_sequence<field_count<Api>()>{});
+}
+
+/// Runner side: calls function number @p index of @p api with the arguments in
+/// @p in and writes its result to @p out.
+template <typename Api>
+void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out) {
+  detail::dispatch(api, index, in, out, std::make_index_sequence<field_count<Api>()>{});
+}
+
+/// What a runner does before the next call it is sent, so that short kernels
+/// are timed as they run untimed (lab 1's event checks).
+struct Preamble {
+  bool flush_l2 = false;     ///< flush L2 in the runner just before the call
+  int hold_microseconds = 0; ///< hold the runner's stream this long, so the call's launches queue up first
+};
+/// Grader side: @p preamble applies to the next call only.
+void before_next_call(const Preamble& preamble);
+
+/// Grader side: times @p count calls of function @p index with @p arguments,
+/// back to back on the runner's stream, each between its own pair of CUDA
+/// events recorded by the runner (not the lab's code). Used where launches of
+/// a few microseconds must be told apart, which the grader's clock cannot do.
+std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count);
+
+namespace detail {
+template <typename F>
+struct Encode;
+template <typename R, typename... A>
+struct Encode<R (*)(A...)> {
+  template <typename... Given>
+  static void put(Writer& out, Given&&... given) {
+    static_assert(sizeof...(Given) == sizeof...(A), "give every argument of the function");
+    (Codec<std::decay_t<A>>::put(out, static_cast<std::decay_t<A>>(given)), ...);
+  }
+};
+}  // namespace detail
+
+/// Grader side: time_calls_in_runner() for the function in @p member of @p Api,
+/// with @p arguments as it takes them: `time_in_runner<lab1::Api>(Side::student,
+/// &lab1::Api::vector_add, 5, a, b, c, n, stream)`.
+template <typename Api, typename F, typename... Arguments>
+std::vector<double> time_in_runner(Side side, F Api::*member, int count, Arguments&&... arguments) {
+  const Api probe{};
+  const auto index = static_cast<std::uint32_t>(
+      (reinterpret_cast<const char*>(&(probe.*member)) - reinterpret_cast<const char*>(&probe)) / sizeof(F));
+  Writer out;
+  detail::Encode<F>::put(out, std::forward<Arguments>(arguments)...);
+  return time_calls_in_runner(side, index, out, count);
+}
+
+/// Grader side: the grader's own clock over remote calls. Between start() and
+/// stop_ms(), each call's time is added up: from sending the call to its
+/// answer, which the runner gives only once all the GPU work of its process
+/// is done (on any stream), less the round trip of an empty kernel measured
+/// just before. Nothing the runner says about time is used. Before a timed
+/// call of the reference the GPU is checked idle.
+class RemoteClock : public OutsideClock {
+ public:
+  /// Starts adding up.
+  void start() override;
+  /// Milliseconds the calls since start() took, or a negative number if none was made.
+  double stop_ms() override;
+  /// Used by call(): adds one call's milliseconds by the grader's clock, round trip taken off.
+  void add(double milliseconds);
+  /// True between start() and stop_ms().
+  bool running() const { return running_; }
+
+ private:
+  bool running_ = false;
+  int calls_ = 0;
+  double milliseconds_ = 0.0;
+};
+
+/// The one clock, used by the grader's timer.
+RemoteClock& remote_clock();
+
+/// How to start runners, set by the grading main.
+struct RunnerSetup {
+  std::string program;              ///< the lab's runner executable
+  std::string student_library;      ///< the student's build
+  std::string reference_library;    ///< the reference build
+  std::vector<std::string> prefix;  ///< a command the runner is started under (the sandbox), may be empty
+  double call_seconds = 60.0;       ///< a call that takes longer ends its runner
+};
+/// Grader side: sets how runners start; they start at the first call.
+void set_up_runners(const RunnerSetup& setup);
+/// Grader side: starts @p side's runner now if it is not running (and measures
+/// its round trip); throws RunnerError if it cannot be started.
+void start_runner(Side side);
+/// Grader side: the round trip of an empty kernel's call to @p side's runner,
+/// in milliseconds (median of the recent ones; 0 before it starts): taken off
+/// every timed call.
+double round_trip_ms(Side side);
+/// Grader side: ends both runners (waiting for them), e.g. at the end of grading.
+void stop_runners();
+/// Grader side: ends @p side's runner now (its GPU work dies with it); the next call starts a new one.
+void kill_runner(Side side);
+
+/// Trouble a runner had: the grader records the first as the row's trouble.
+struct Trouble {
+  std::string kind;     ///< "crashed", "timed_out", "context_lost"
+  std::string message;  ///< for people
+};
+/// Grader side: called for each trouble of the student's runner.
+void on_student_trouble(void (*handler)(const Trouble&));
+
+/// Runner side: serves calls on @p socket until it closes; @p handler calls function @p index.
+int serve(int socket, void (*handler)(const void* api, std::uint32_t index, Reader& in, Writer& out), const void* api);
+
+}  // namespace memlab::grading::remote

@@ -1,0 +1,64 @@
+// The runner: the only process in which a lab build's code runs while it is
+// graded. It loads one build (the student's or the reference), then calls its
+// functions as the grader asks over a socket (remote.hpp) and answers with
+// their results. It holds no reference code when it runs the student's build,
+// no path to the results or the gradebook, and nothing it prints or returns
+// decides a verdict: the grader checks every result itself.
+//
+//   labN_runner --library <lib.so> --socket <fd>
+//
+// Built once per lab (cmake/Labs.cmake), with the lab's header and Api type
+// given as MEMLAB_LAB_HEADER, MEMLAB_LAB_API and MEMLAB_LAB_SYMBOL.
+#include MEMLAB_LAB_HEADER
+
+#include "memlab/grading/remote.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+namespace {
+
+using Api = MEMLAB_LAB_API;
+namespace remote = memlab::grading::remote;
+
+void call_function(const void* api, std::uint32_t index, remote::Reader& in, remote::Writer& out) {
+  remote::dispatch(*static_cast<const Api*>(api), index, in, out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string library;
+  int socket = -1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--library") == 0) library = argv[i + 1];
+    if (std::strcmp(argv[i], "--socket") == 0) socket = std::atoi(argv[i + 1]);
+  }
+  if (library.empty() || socket < 0) {
+    std::fprintf(stderr, "usage: %s --library <lib.so> --socket <fd> (started by a lab grader)\n", argv[0]);
+    return 2;
+  }
+  // RTLD_NOW: a function the lab asks for but the build lacks is named here, at load time.
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    std::fprintf(stderr, "runner: cannot load %s: %s\n", library.c_str(), dlerror());
+    return 2;
+  }
+  const void* api = dlsym(handle, MEMLAB_LAB_SYMBOL);
+  if (api == nullptr) {
+    std::fprintf(stderr, "runner: %s does not export %s: was it built for this lab?\n", library.c_str(),
+                 MEMLAB_LAB_SYMBOL);
+    return 2;
+  }
+  try {
+    return remote::serve(socket, call_function, api);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "runner: %s\n", error.what());
+    return 3;
+  }
+}
