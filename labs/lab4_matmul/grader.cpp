@@ -15,6 +15,7 @@
 #include <memlab/grading/grader.hpp>
 #include <memlab/grading/speed.hpp>
 #include <memlab/parallel.hpp>
+#include <memlab/random.hpp>
 #include <memlab/report.hpp>
 #include <memlab/resources.cuh>
 #include <memlab/stats.hpp>
@@ -24,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 
 namespace grading = memlab::grading;
@@ -76,8 +78,12 @@ struct Operands {
         a(count),
         b(count),
         c(count + slack_elements(side)) {
-    memlab::fill_random(a.data(), count, grading::seed() + 1, -1.0, 1.0, grading::stream());
-    memlab::fill_random(b.data(), count, grading::seed() + 2, -1.0, 1.0, grading::stream());
+    fill(grading::seed() + 1, grading::seed() + 2);
+  }
+  // a and b from these seeds (the timed runs give each run its own).
+  void fill(std::uint64_t seed_a, std::uint64_t seed_b) {
+    memlab::fill_random(a.data(), count, seed_a, -1.0, 1.0, grading::stream());
+    memlab::fill_random(b.data(), count, seed_b, -1.0, 1.0, grading::stream());
   }
   int width;
   std::size_t count;
@@ -138,6 +144,7 @@ memlab::Tolerance product_tolerance(const Operands& m) {
 // after c was written. Returns "" if all is right, else what is wrong.
 std::string check_product(const Multiply& multiply, int width) {
   Operands& m = operands(width);
+  m.fill(grading::seed() + 1, grading::seed() + 2);  // the operands m.expected is for (timed runs change them)
   m.c.fill_bytes(memlab::kPoisonByte, grading::stream());
   multiply(m.a.data(), m.b.data(), m.c.data(), width, grading::stream());
   MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
@@ -176,6 +183,58 @@ std::string list(const std::vector<int>& widths) {
 memlab::Work work_of(const Multiply& multiply, int width) {
   Operands& m = operands(width);
   return [&m, multiply](cudaStream_t s) { multiply(m.a.data(), m.b.data(), m.c.data(), m.width, s); };
+}
+
+// A timed run of @p multiply that is checked: before it, new a and b from the
+// run's own seeds and all of c and the slack after it poisoned with a new
+// pattern; after it, the slack and 64 elements of c chosen after the run (the
+// first and the last among them), each recomputed on the CPU in double. A run
+// skipped, cached from earlier operands, or left unfinished fails.
+grading::CheckedWork checked_work(const Multiply& multiply, int width) {
+  struct Run {
+    std::uint64_t seed_a = 0, seed_b = 0;
+    std::uint32_t pattern = 0;
+    std::mt19937_64 places{grading::seed() ^ 0x3A7D};
+  };
+  auto run = std::make_shared<Run>();
+  Operands& m = operands(width);
+  grading::CheckedWork checked;
+  checked.prepare = [&m, run](int index) {
+    run->seed_a = grading::seed() + 1000 + 2 * static_cast<std::uint64_t>(index);
+    run->seed_b = run->seed_a + 1;
+    m.fill(run->seed_a, run->seed_b);
+    run->pattern = grading::poison(m.c.data(), m.c.bytes());
+  };
+  checked.work = work_of(multiply, width);
+  checked.verify = [&m, run]() -> std::string {
+    if (!grading::still_poisoned(m.c.data() + m.count, m.c.bytes() - m.count * sizeof(float), run->pattern)) {
+      return format_text("width %d: wrote past the end of c", m.width);
+    }
+    const auto w = static_cast<std::size_t>(m.width);
+    constexpr int kElements = 64;
+    std::vector<std::size_t> places = {0, m.count - 1};
+    while (places.size() < kElements) places.push_back(run->places() % m.count);
+    std::vector<float> got(places.size()), expected(places.size());
+    for (std::size_t i = 0; i < places.size(); ++i) {
+      MEMLAB_CHECK(cudaMemcpy(&got[i], m.c.data() + places[i], sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    memlab::parallel_for(places.size(), [&](std::size_t i) {
+      const std::size_t row = places[i] / w, col = places[i] % w;
+      double sum = 0.0;
+      for (std::size_t k = 0; k < w; ++k) {
+        sum += static_cast<double>(memlab::random_value<float>(run->seed_a, row * w + k, -1.0, 1.0)) *
+               memlab::random_value<float>(run->seed_b, k * w + col, -1.0, 1.0);
+      }
+      expected[i] = static_cast<float>(sum);
+    });
+    const memlab::Comparison result =
+        memlab::compare(got, expected, memlab::summation_tolerance<float>(w, 1.0));
+    if (result.ok()) return "";
+    const std::size_t i = result.first.front().index;
+    return format_text("width %d: c[%zu][%zu] = %g, expected %g", m.width, places[i] / w, places[i] % w, got[i],
+                       expected[i]);
+  };
+  return checked;
 }
 
 // ---- cuBLAS, the yardstick ----------------------------------------------------
@@ -236,7 +295,7 @@ std::string roofline_text(const std::string& kernel, double intensity, double ac
 grading::SpeedComparison time_against_reference(const Multiply& mine, const Multiply& theirs, int width) {
   const std::string problem = check_product(mine, width);
   if (!problem.empty()) throw std::runtime_error("wrong at the timing width: " + problem);
-  return grading::compare_speed(work_of(mine, width), work_of(theirs, width), kSpeedLimit);
+  return grading::compare_speed(checked_work(mine, width), checked_work(theirs, width), kSpeedLimit);
 }
 
 void record_speed(const grading::SpeedComparison& result, int width, const std::string& prefix) {

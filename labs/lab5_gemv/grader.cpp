@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <map>
 #include <memory>
+#include <random>
 #include <utility>
 
 namespace grading = memlab::grading;
@@ -102,6 +103,7 @@ class GemvProblem {
   /// Runs @p gemv on A in @p layout from the starting y; "" if y is right.
   std::string check(lab5::Gemv gemv, lab5::Layout layout) {
     const cudaStream_t s = grading::stream();
+    memlab::fill_random(x_.data(), shape_.cols, seed(kX), -1.0, 1.0, s);  // timed runs (checked()) change x
     y_.upload(y_start_, s);  // y_start_ ends with the guard zone's sentinels
     gemv(shape_.rows, shape_.cols, kAlpha, matrix(layout), x_.data(), kBeta, y_.data(), s);
     MEMLAB_CHECK(cudaStreamSynchronize(s));
@@ -114,11 +116,7 @@ class GemvProblem {
       }
     }
     const std::vector<double> got(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shape_.rows));
-    // Each y is kAlpha times a sum of cols products in [-1, 1] with mean zero,
-    // plus kBeta times y: summation_tolerance's bound, scaled, plus a rounding.
-    memlab::Tolerance tolerance = memlab::summation_tolerance<double>(shape_.cols, std::fabs(kAlpha));
-    tolerance.absolute += 4 * std::numeric_limits<double>::epsilon();
-    const memlab::Comparison result = memlab::compare(got, expected_, tolerance);
+    const memlab::Comparison result = memlab::compare(got, expected_, tolerance());
     return result.ok() ? "" : describe(shape_) + ": " + result.describe("y");
   }
 
@@ -129,7 +127,68 @@ class GemvProblem {
     };
   }
 
+  /// A timed run of @p gemv that is checked: before it, a new x and a new y
+  /// from the run's own seeds and y's guard zone poisoned with a new pattern;
+  /// after it, the guard zone and 48 rows chosen after the run (the first and
+  /// the last among them), each recomputed on the CPU. A run skipped, cached
+  /// from an earlier x, or left unfinished fails.
+  grading::CheckedWork checked(lab5::Gemv gemv, lab5::Layout layout) {
+    struct Run {
+      std::uint64_t x_seed = 0, y_seed = 0;
+      std::uint32_t pattern = 0;
+      std::mt19937_64 rows{grading::seed() ^ 0x6E3F};
+    };
+    auto run = std::make_shared<Run>();
+    grading::CheckedWork checked;
+    checked.prepare = [this, run](int index) {
+      const cudaStream_t s = grading::stream();
+      run->x_seed = seed(kX) + 1000 + 2 * static_cast<std::uint64_t>(index);
+      run->y_seed = run->x_seed + 1;
+      memlab::fill_random(x_.data(), shape_.cols, run->x_seed, -1.0, 1.0, s);
+      memlab::fill_random(y_.data(), shape_.rows, run->y_seed, -1.0, 1.0, s);
+      run->pattern = grading::poison(y_.data() + shape_.rows, memlab::kGuardElements * sizeof(double));
+    };
+    checked.work = work(gemv, layout);
+    checked.verify = [this, run]() -> std::string {
+      if (!grading::still_poisoned(y_.data() + shape_.rows, memlab::kGuardElements * sizeof(double), run->pattern)) {
+        return format_text("%s: wrote y past its end", describe(shape_).c_str());
+      }
+      std::vector<double> x(shape_.cols);
+      for (std::size_t c = 0; c < shape_.cols; ++c) x[c] = memlab::random_value<double>(run->x_seed, c, -1.0, 1.0);
+      constexpr int kRows = 48;
+      std::vector<std::size_t> rows = {0, shape_.rows - 1};
+      while (rows.size() < kRows) rows.push_back(run->rows() % shape_.rows);
+      std::vector<double> got(rows.size()), expected(rows.size());
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        MEMLAB_CHECK(cudaMemcpy(&got[i], y_.data() + rows[i], sizeof(double), cudaMemcpyDeviceToHost));
+      }
+      memlab::parallel_for(rows.size(), [&](std::size_t i) {
+        const std::size_t r = rows[i];
+        long double sum = 0.0L;
+        for (std::size_t c = 0; c < shape_.cols; ++c) {
+          sum += static_cast<long double>(memlab::random_value<double>(seed(kMatrix), r * shape_.cols + c, -1.0, 1.0)) * x[c];
+        }
+        const double y0 = memlab::random_value<double>(run->y_seed, r, -1.0, 1.0);
+        expected[i] = static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y0));
+      });
+      const memlab::Comparison result = memlab::compare(got, expected, tolerance());
+      if (result.ok()) return "";
+      const std::size_t row = rows[result.first.front().index];
+      return format_text("%s: y[%zu] = %.17g, expected %.17g", describe(shape_).c_str(), row,
+                         got[result.first.front().index], expected[result.first.front().index]);
+    };
+    return checked;
+  }
+
  private:
+  // Each y is kAlpha times a sum of cols products in [-1, 1] with mean zero,
+  // plus kBeta times y: summation_tolerance's bound, scaled, plus a rounding.
+  memlab::Tolerance tolerance() const {
+    memlab::Tolerance bound = memlab::summation_tolerance<double>(shape_.cols, std::fabs(kAlpha));
+    bound.absolute += 4 * std::numeric_limits<double>::epsilon();
+    return bound;
+  }
+
   enum Input : std::uint64_t { kMatrix = 1, kX = 2, kY = 3 };
   static constexpr double kGuardSentinel = 3.0;
   static std::uint64_t seed(Input input) { return grading::seed() * 4 + input; }
@@ -180,8 +239,8 @@ grading::SpeedComparison time_against_reference(lab5::Gemv mine, lab5::Layout my
   GemvProblem& p = problem(timing_shape());
   const std::string found = p.check(mine, my_layout);
   if (!found.empty()) throw std::runtime_error("wrong at the timing size: " + found);
-  const grading::SpeedComparison result =
-      grading::compare_speed(p.work(mine, my_layout), p.work(theirs, their_layout), kSpeedLimit);
+  const grading::SpeedComparison result = grading::compare_speed(
+      p.checked(mine, my_layout), p.checked(theirs, their_layout), kSpeedLimit, grading::memory_floor_ms(p.bytes()));
   grading::record_bandwidth(result, p.bytes());
   grading::measured(grading::bandwidth_text(p.bytes(), result.student_ms),
                     grading::bandwidth_text(p.bytes(), result.reference_ms), result.ratio);

@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
               Opt(student_path, "lib.so")["--student"]("the student's build of the lab (required)") |
               Opt(reference_path, "lib.so")["--reference"]("the reference build (default: beside this program)") |
               Opt(runner_path, "program")["--runner"]("the lab's runner (default: beside this program)") |
-              Opt(sandbox_path, "file")["--sandbox"]("start runners under this command, one word per line") |
+              Opt(sandbox_path, "file")["--sandbox"]("start the student's runner under this command, one word per line") |
               Opt(call_seconds, "seconds")["--call-timeout"]("longest a call of a lab function may take (default 60)") |
               Opt(steps, "N")["--steps"]("check steps 1..N only") |
               Opt(results_path, "file.json")["--results"]("write the results as JSON to this file") |

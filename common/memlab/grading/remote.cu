@@ -345,7 +345,9 @@ void start_runner(Side side) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
   }
-  std::vector<std::string> words = setup.prefix;
+  // Only the student's runner is sandboxed: the reference is the grader's own
+  // code, and its library must stay out of the student's sandbox.
+  std::vector<std::string> words = side == Side::student ? setup.prefix : std::vector<std::string>{};
   words.insert(words.end(), {setup.program, "--library", library_of(side), "--socket", "3"});
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());

@@ -364,7 +364,7 @@ struct RunnerSetup {
   std::string program;              ///< the lab's runner executable
   std::string student_library;      ///< the student's build
   std::string reference_library;    ///< the reference build
-  std::vector<std::string> prefix;  ///< a command the runner is started under (the sandbox), may be empty
+  std::vector<std::string> prefix;  ///< a command the student's runner is started under (the sandbox), may be empty
   double call_seconds = 60.0;       ///< a call that takes longer ends its runner
 };
 /// Grader side: sets how runners start; they start at the first call.
