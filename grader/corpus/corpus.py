@@ -123,6 +123,56 @@ LABS = {
             Entry("misses_last_element", Expect("graded", points={"step1.correct": 0}),
                   edits=[("i < n;", "i + 1 < n;")]),
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
+            # Tricks a student might try for marks, written fresh for the runner/grader split
+            # (grader/README.md, threat model): each must earn nothing it did not do.
+            Entry("slow_on_own_stream", Expect("graded", points={"step1.correct": 30, "step1.speed": 0}),
+                  edits=[("vector_add_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>",
+                          "static cudaStream_t own = [] { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);"
+                          " return s; }();\n  (void)blocks;\n  vector_add_kernel<<<1, kThreadsPerBlock, 0, own>>>")]),
+            Entry("slow_on_legacy_stream", Expect("graded", points={"step1.correct": 30, "step1.speed": 0}),
+                  edits=[("vector_add_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>",
+                          "(void)blocks;\n  vector_add_kernel<<<1, kThreadsPerBlock, 0, cudaStreamLegacy>>>")]),
+            Entry("skips_repeated_calls", Expect("graded", points={"step1.correct": 30, "step1.speed": 0}),
+                  statement="  static const void* last[3] = {};\n  static std::size_t last_n = 0;\n  static int repeats = 0;\n"
+                            "  repeats = (a == last[0] && b == last[1] && c == last[2] && n == last_n) ? repeats + 1 : 0;\n"
+                            "  last[0] = a; last[1] = b; last[2] = c; last_n = n;\n"
+                            "  if (repeats >= 2) return;\n"),
+            Entry("leaves_work_running", Expect("left GPU work running", points={"step1.speed": 0}),
+                  prelude="#include <chrono>\n#include <thread>\n"
+                          "__global__ void corpus_busy(long long cycles) {\n"
+                          "  const long long start = clock64();\n  while (clock64() - start < cycles) {}\n}\n",
+                  statement="  static int calls = 0;\n"
+                            "  if (++calls > 10) std::thread([] {\n"
+                            "    std::this_thread::sleep_for(std::chrono::microseconds(300));\n"
+                            "    corpus_busy<<<1024, 256>>>(4000000000LL);\n  }).detach();\n"),
+            Entry("restores_the_poison", Expect("graded", points={"step1.correct": 0}),
+                  prelude="__global__ void corpus_past_end(float* c, std::size_t n) {\n"
+                          "  c[n] = 1.0f;\n  __threadfence();\n  reinterpret_cast<unsigned*>(c)[n] = 0xFFFFFFFFu;\n}\n",
+                  edits=[("  MEMLAB_CHECK_LAUNCH();\n}\n\nstd::vector<float> time_launches",
+                          "  MEMLAB_CHECK_LAUNCH();\n  corpus_past_end<<<1, 1, 0, stream>>>(c, n);\n}\n\n"
+                          "std::vector<float> time_launches")]),
+            Entry("int_index", Expect("graded", points={"step1.correct": 0}),
+                  edits=[("for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;",
+                          "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;")]),
+            Entry("exits_with_no_gpu_code", Expect("crashed", total=(0, 0)), prelude="#include <cstdlib>\n",
+                  statement="  std::exit(77);\n"),
+            Entry("exits_with_grader_error_code", Expect("crashed", total=(0, 0)), prelude="#include <cstdlib>\n",
+                  statement="  std::exit(3);\n"),
+            # Looks for the reference's build where an unsandboxed runner could open it (the kit
+            # beside its working folder, the build folder) and forwards vector_add to it; the
+            # names are spelled so that the lexical scan does not see them. In the sandbox the
+            # paths do not exist, and the file is the skeleton.
+            Entry("borrows_the_reference", Expect("graded", total=(0, 0)), from_skeleton=True,
+                  prelude="#define CORPUS_JOIN(a, b) a##b\n"
+                          "extern \"C\" void* CORPUS_JOIN(dl, open)(const char*, int);\n"
+                          "extern \"C\" void* CORPUS_JOIN(dl, sym)(void*, const char*);\n"
+                          "#include \"lab1.cuh\"\n"
+                          "static const lab1::Api* corpus_reference() {\n"
+                          "  for (const char* path : {\"../../kit/liblab1_reference.so\", \"build/labs/lab1/liblab1_reference.so\"}) {\n"
+                          "    if (void* handle = CORPUS_JOIN(dl, open)(path, 2)) {\n"
+                          "      return static_cast<const lab1::Api*>(CORPUS_JOIN(dl, sym)(handle, \"memlab_lab1_api\"));\n"
+                          "    }\n  }\n  return nullptr;\n}\n",
+                  statement="  if (const lab1::Api* other = corpus_reference()) { other->vector_add(a, b, c, n, stream); return; }\n"),
         ]),
     "lab2": dict(
         anchor="void row_sums_thread_per_row(const float* matrix, float* sums, std::size_t rows, std::size_t cols,\n"
@@ -150,6 +200,11 @@ LABS = {
     "lab4": dict(
         anchor="void matmul_naive(const float* a, const float* b, float* c, int width, cudaStream_t stream) {\n",
         entries=[
+            # Correct, a little slower (1.31x on an H100 at step 2): it loses a share of step 2's
+            # speed points and nothing else, since speed never blocks later steps.
+            Entry("padded_tiles", Expect("graded", total=(90, 100)),
+                  edits=[("  __shared__ float a_tile[kTileWidth][kTileWidth];\n  __shared__ float b_tile[kTileWidth][kTileWidth];",
+                          "  __shared__ float a_tile[kTileWidth][kTileWidth + 1];\n  __shared__ float b_tile[kTileWidth][kTileWidth + 1];")]),
             Entry("naive_blocks_of_32x32", Expect("graded", total=(90, 100)),
                   edits=[("  constexpr int kSide = 16;", "  constexpr int kSide = 32;")]),
             Entry("fast_is_only_tiled", Expect("graded", points={"step6.correct": 10}, below={"step6.speed": 10}),

@@ -135,11 +135,13 @@ std::uint32_t poison(void* data, std::size_t bytes) {
   return pattern;
 }
 
-bool still_poisoned(const void* data, std::size_t bytes, std::uint32_t pattern) {
+std::optional<std::size_t> first_changed(const void* data, std::size_t bytes, std::uint32_t pattern) {
   std::vector<std::uint32_t> words(bytes / 4);
   MEMLAB_CHECK(cudaMemcpyAsync(words.data(), data, words.size() * 4, cudaMemcpyDeviceToHost, stream()));
   MEMLAB_CHECK(cudaStreamSynchronize(stream()));
-  return std::all_of(words.begin(), words.end(), [pattern](std::uint32_t word) { return word == pattern; });
+  const auto changed = std::find_if(words.begin(), words.end(), [pattern](std::uint32_t word) { return word != pattern; });
+  if (changed == words.end()) return std::nullopt;
+  return static_cast<std::size_t>(changed - words.begin());
 }
 
 double median_milliseconds(const Work& work) { return median(timer().samples_ms(work, {2, 15, Cache::cold})); }

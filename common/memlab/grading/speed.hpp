@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace memlab::grading {
@@ -65,8 +66,13 @@ double memory_floor_ms(double bytes);
 /// that a stray write cannot restore by knowing it in advance.
 std::uint32_t poison(void* data, std::size_t bytes);
 
+/// The first 32-bit word of @p bytes at @p data that no longer holds @p pattern, if any.
+std::optional<std::size_t> first_changed(const void* data, std::size_t bytes, std::uint32_t pattern);
+
 /// True if every 32-bit word of @p bytes at @p data still holds @p pattern.
-bool still_poisoned(const void* data, std::size_t bytes, std::uint32_t pattern);
+inline bool still_poisoned(const void* data, std::size_t bytes, std::uint32_t pattern) {
+  return !first_changed(data, bytes, pattern);
+}
 
 /// Median milliseconds of @p work alone on the grader's stream (two warm-ups,
 /// then 15 runs, L2 flushed before each): for figures a check reports beside
