@@ -49,16 +49,18 @@ void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>&
   grading::measured(format_text("%zu shapes, 1 x 1 to %s", shapes.size(), memlab::describe(shapes.back()).c_str()));
 }
 
-// Times the student's `sum` against the reference's at the timing shape and
-// fails the running check if it is too slow.
+// Times the student's `sum` against the reference's at the timing shape, every
+// timed run on a new matrix and checked (SumsWorkspace::checked), and fails the
+// running check if it is too slow or a timed run was wrong.
 void check_speed(SumFunction sum, SumFunction reference_sum, SumAxis axis) {
   const MatrixShape shape = grading::timing_shape();
   auto& ws = grading::sums_workspace<float>(shape);
   const std::string problem = ws.check(sum, axis);
   if (!problem.empty()) FAIL("wrong at the timing size: " << problem);
 
-  const grading::SpeedComparison result = grading::compare_speed(ws.work(sum), ws.work(reference_sum), kSpeedLimit);
   const auto bytes = static_cast<double>(ws.matrix_bytes());
+  const grading::SpeedComparison result = grading::compare_speed(
+      ws.checked(sum, axis), ws.checked(reference_sum, axis), kSpeedLimit, grading::memory_floor_ms(bytes));
   grading::record_bandwidth(result, bytes);
   grading::measured(grading::bandwidth_text(bytes, result.student_ms),
                     grading::bandwidth_text(bytes, result.reference_ms), result.ratio);

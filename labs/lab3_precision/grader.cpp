@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 
 namespace grading = memlab::grading;
@@ -92,8 +94,13 @@ template <typename T>
 struct PolynomialData {
   memlab::DeviceBuffer<T> x{kPolynomialElements + memlab::kGuardElements};
   memlab::DeviceBuffer<T> y{kPolynomialElements + memlab::kGuardElements};
-  std::uint64_t seed = grading::seed() + 7;
-  PolynomialData() { memlab::fill_random(x.data(), x.size(), seed, -1.0, 1.0, grading::stream()); }
+  std::uint64_t seed = 0;
+  PolynomialData() { refill(grading::seed() + 7); }
+  // New random x from @p new_seed (a timed run's inputs).
+  void refill(std::uint64_t new_seed) {
+    seed = new_seed;
+    memlab::fill_random(x.data(), x.size(), seed, -1.0, 1.0, grading::stream());
+  }
   T input(std::size_t i) const { return memlab::random_value<T>(seed, i, -1.0, 1.0); }
 };
 
@@ -161,6 +168,52 @@ std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
   return format_text("n = %zu%s: ", n, step > 1 ? " (every 257th element checked)" : "") + result.describe("y");
 }
 
+// A timed run of `polynomial` on all kPolynomialElements inputs that is
+// checked: new random x and y poisoned with a new pattern before it; after it,
+// the guard zone past y and 64 runs of 32 elements of y at places chosen after
+// the run (the first and last among them) compared with the host's Horner
+// within polynomial_tolerance<T>(), as check_polynomial() does (2048 long double
+// Horner evaluations, about 4 ms on one core).
+template <typename T>
+grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
+  struct State {
+    std::uint32_t pattern = 0;
+    std::mt19937_64 places{grading::seed() ^ 0x5EED};
+  };
+  static constexpr std::size_t n = kPolynomialElements;
+  static constexpr std::size_t kChunk = 32;
+  static constexpr int kChunks = 64;
+  auto state = std::make_shared<State>();
+  PolynomialData<T>& data = polynomial_data<T>();
+  grading::CheckedWork run;
+  run.prepare = [&data, state](int index) {
+    data.refill(grading::timed_run_seed(index));
+    state->pattern = grading::poison(data.y.data(), data.y.bytes());
+  };
+  run.work = [polynomial, &data](cudaStream_t s) { polynomial(data.x.data(), data.y.data(), n, s); };
+  run.verify = [&data, state]() -> std::string {
+    if (!grading::still_poisoned(data.y.data() + n, memlab::kGuardElements * sizeof(T), state->pattern)) {
+      return format_text("n = %zu: wrote past y[%zu], the end of y", n, n - 1);
+    }
+    std::vector<std::size_t> sampled;
+    std::vector<T> got, expected;
+    std::vector<T> chunk(kChunk);
+    for (std::size_t start : grading::sample_starts(n, kChunk, kChunks, state->places)) {
+      const std::size_t count = std::min(kChunk, n - start);
+      MEMLAB_CHECK(cudaMemcpy(chunk.data(), data.y.data() + start, count * sizeof(T), cudaMemcpyDeviceToHost));
+      for (std::size_t i = 0; i < count; ++i) {
+        sampled.push_back(start + i);
+        got.push_back(chunk[i]);
+        expected.push_back(static_cast<T>(horner_exact(data.input(start + i))));
+      }
+    }
+    const std::string wrong =
+        grading::wrong_sample("y", sampled, got, expected, polynomial_tolerance<T>(), state->pattern);
+    return wrong.empty() ? "" : format_text("n = %zu: ", n) + wrong;
+  };
+  return run;
+}
+
 double relative_error(double got, long double exact) {
   return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / std::fabs(exact));
 }
@@ -185,12 +238,15 @@ TEST_CASE("row sums in both types keep up with the reference", "[step1][speed][t
   if (problem.empty()) problem = doubles.check(student().row_sums_double, SumAxis::rows);
   if (!problem.empty()) FAIL("wrong at the timing size: " << problem);
 
-  const grading::SpeedComparison in_float = grading::compare_speed(
-      floats.work(student().row_sums_float), floats.work(reference().row_sums_float), kSpeedLimit);
-  const grading::SpeedComparison in_double = grading::compare_speed(
-      doubles.work(student().row_sums_double), doubles.work(reference().row_sums_double), kSpeedLimit);
+  // Every timed run on a new matrix and checked (SumsWorkspace::checked).
   const auto float_bytes = static_cast<double>(floats.matrix_bytes());
   const auto double_bytes = static_cast<double>(doubles.matrix_bytes());
+  const grading::SpeedComparison in_float = grading::compare_speed(
+      floats.checked(student().row_sums_float, SumAxis::rows), floats.checked(reference().row_sums_float, SumAxis::rows),
+      kSpeedLimit, grading::memory_floor_ms(float_bytes));
+  const grading::SpeedComparison in_double = grading::compare_speed(
+      doubles.checked(student().row_sums_double, SumAxis::rows),
+      doubles.checked(reference().row_sums_double, SumAxis::rows), kSpeedLimit, grading::memory_floor_ms(double_bytes));
   grading::record_bandwidth(in_float, float_bytes, "float_");
   grading::record_bandwidth(in_double, double_bytes, "double_");
   const double ratio = in_double.student_ms / in_float.student_ms;
@@ -290,15 +346,13 @@ TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][s
   if (problem.empty()) problem = check_polynomial<double>(student().polynomial_double, n);
   if (!problem.empty()) FAIL("wrong at the timing size: " << problem);
 
-  const auto work_of = [n](auto function, auto& data) -> memlab::Work {
-    return [function, &data, n](cudaStream_t s) { function(data.x.data(), data.y.data(), n, s); };
-  };
-  auto& floats = polynomial_data<float>();
-  auto& doubles = polynomial_data<double>();
-  const grading::SpeedComparison in_float = grading::compare_speed(
-      work_of(student().polynomial_float, floats), work_of(reference().polynomial_float, floats), kSpeedLimit);
-  const grading::SpeedComparison in_double = grading::compare_speed(
-      work_of(student().polynomial_double, doubles), work_of(reference().polynomial_double, doubles), kSpeedLimit);
+  // Every timed run on new x and checked (checked_polynomial). Compute-bound: no memory floor.
+  const grading::SpeedComparison in_float =
+      grading::compare_speed(checked_polynomial<float>(student().polynomial_float),
+                             checked_polynomial<float>(reference().polynomial_float), kSpeedLimit, 0.0);
+  const grading::SpeedComparison in_double =
+      grading::compare_speed(checked_polynomial<double>(student().polynomial_double),
+                             checked_polynomial<double>(reference().polynomial_double), kSpeedLimit, 0.0);
   const double flops = 2.0 * lab3::kPolynomialDegree * static_cast<double>(n);
   const auto gflops = [flops](double ms) { return flops / (ms * 1e-3) / 1e9; };
   const double ratio = in_double.student_ms / in_float.student_ms;

@@ -1,11 +1,15 @@
 /// @file matrix_sums.hpp
 /// @brief Checking row and column sums of a matrix (labs 2 and 3): a seeded
 /// random matrix on the GPU, the exact sums, and a check of every sum and of
-/// the guard zone after them.
+/// the guard zone after them; for the speed checks, timed runs that are
+/// checked too (also the pieces lab 3's polynomial uses for its timed runs).
 #pragma once
 
 #include "memlab/device_random.cuh"
 #include "memlab/grading/grader.hpp"
+#include "memlab/grading/speed.hpp"
+#include "memlab/parallel.hpp"
+#include "memlab/random.hpp"
 #include "memlab/report.hpp"
 #include "memlab/resources.cuh"
 #include "memlab/timing.cuh"
@@ -13,13 +17,59 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace memlab::grading {
+
+// ---- Verifying a timed run from samples -------------------------------------
+
+/// The seed of timed run @p run's fresh inputs (CheckedWork::prepare): new for
+/// every run, and never seed() itself, which the correctness checks use.
+inline std::uint64_t timed_run_seed(int run) { return seed() + 1000 + static_cast<std::uint64_t>(run); }
+
+/// Where a timed run's output of @p count elements is sampled, in chunks of
+/// @p chunk elements: the first and the last chunk, and @p chunks - 2 more at
+/// places drawn from @p places when the run is over.
+inline std::vector<std::size_t> sample_starts(std::size_t count, std::size_t chunk, int chunks,
+                                              std::mt19937_64& places) {
+  std::vector<std::size_t> starts = {0, count - std::min(count, chunk)};
+  for (int i = 2; i < chunks; ++i) starts.push_back(places() % count);
+  return starts;
+}
+
+/// True if every 32-bit word of @p value is @p pattern, the poison() of the
+/// run: nothing wrote it.
+template <typename T>
+bool holds_pattern(const T& value, std::uint32_t pattern) {
+  static_assert(sizeof(T) % sizeof(std::uint32_t) == 0, "T must be made of 32-bit words");
+  std::uint32_t words[sizeof(T) / sizeof(std::uint32_t)];
+  std::memcpy(words, &value, sizeof(T));
+  return std::all_of(std::begin(words), std::end(words), [pattern](std::uint32_t word) { return word == pattern; });
+}
+
+/// Compares sampled outputs @p got, elements @p indices of the output @p name,
+/// with @p expected within @p tolerance, as compare() does. Returns "" or the
+/// first wrong one: "sums[12] = never written, expected 3.5 (2 of 128 sampled
+/// values wrong)", "never written" when it still holds the run's poison @p pattern.
+template <typename T>
+std::string wrong_sample(const char* name, const std::vector<std::size_t>& indices, const std::vector<T>& got,
+                         const std::vector<T>& expected, Tolerance tolerance, std::uint32_t pattern) {
+  const Comparison result = compare(got, expected, tolerance);
+  if (result.ok()) return "";
+  const Mismatch& first = result.first.front();
+  const std::string value =
+      holds_pattern(got[first.index], pattern) ? "never written" : format_text("%g", first.got);
+  return format_text("%s[%zu] = %s, expected %g (%zu of %zu sampled values wrong)", name, indices[first.index],
+                     value.c_str(), first.expected, result.mismatches, got.size());
+}
 
 /// Which sums a function computes.
 enum class SumAxis {
@@ -58,8 +108,8 @@ class SumsWorkspace {
     if (!matrix_ || shape.rows != shape_.rows || shape.cols != shape_.cols) {
       matrix_.reset();  // free the old matrix first: device memory may be tight
       matrix_ = std::make_unique<DeviceBuffer<T>>(shape.rows * shape.cols + kGuardElements);
-      fill_random(matrix_->data(), shape.rows * shape.cols, seed(), -1.0, 1.0, stream());
       shape_ = shape;
+      fill(seed());
     }
     const std::size_t needed = std::max(shape.rows, shape.cols) + kGuardElements;
     if (!sums_ || sums_->size() < needed) sums_ = std::make_unique<DeviceBuffer<T>>(needed);
@@ -75,6 +125,62 @@ class SumsWorkspace {
     };
   }
 
+  /// A timed run of @p function on the matrix that is checked (for
+  /// compare_speed): before it, the matrix refilled with new random values in
+  /// [-1, 1] and the sums and the guard zone after them poisoned with a new
+  /// pattern; after it, the guard zone still poisoned, every sum along @p axis
+  /// written, and chunks of sums at places chosen after the run (the first and
+  /// last among them) within summation_tolerance<T> of their exact values.
+  /// Each sampled sum costs the host one pass over its row or column, so the
+  /// samples are kept to about 2^21 terms (16 chunks of 8 sums at 16384 x 16384,
+  /// a few milliseconds on one core), spread over the cores.
+  CheckedWork checked(MatrixSumFunction<T> function, SumAxis axis) {
+    struct State {
+      std::uint32_t pattern = 0;
+      std::mt19937_64 places{seed() ^ 0x5EED};
+    };
+    constexpr std::size_t kChunk = 8;
+    constexpr std::size_t kSampledTerms = std::size_t{1} << 21;
+    auto state = std::make_shared<State>();
+    const std::size_t count = axis == SumAxis::rows ? shape_.rows : shape_.cols;
+    const std::size_t terms = axis == SumAxis::rows ? shape_.cols : shape_.rows;
+    const int chunks = static_cast<int>(std::clamp<std::size_t>(kSampledTerms / (kChunk * terms), 2, 64));
+    CheckedWork run;
+    run.prepare = [this, state, count](int index) {
+      fill(timed_run_seed(index));
+      state->pattern = poison(sums_->data(), (count + kGuardElements) * sizeof(T));
+    };
+    run.work = work(function);
+    run.verify = [this, state, axis, count, terms, chunks]() -> std::string {
+      const char* name = axis == SumAxis::rows ? "row" : "column";
+      if (!still_poisoned(sums_->data() + count, kGuardElements * sizeof(T), state->pattern)) {
+        return format_text("%s: wrote past sums[%zu], the last of the %zu %s sums", describe(shape_).c_str(),
+                           count - 1, count, name);
+      }
+      const std::vector<T> all = sums_->to_host(count, stream());
+      const auto never_written = [state](const T& sum) { return holds_pattern(sum, state->pattern); };
+      const auto first = std::find_if(all.begin(), all.end(), never_written);
+      if (first != all.end()) {
+        return format_text("%s: %zu of %zu %s sums never written, the first sums[%zu]", describe(shape_).c_str(),
+                           static_cast<std::size_t>(std::count_if(first, all.end(), never_written)), count, name,
+                           static_cast<std::size_t>(first - all.begin()));
+      }
+      std::vector<std::size_t> sampled;
+      for (std::size_t start : sample_starts(count, kChunk, chunks, state->places)) {
+        for (std::size_t i = start; i < std::min(count, start + kChunk); ++i) sampled.push_back(i);
+      }
+      std::vector<T> got(sampled.size()), expected(sampled.size());
+      parallel_for(sampled.size(), [&](std::size_t i) {
+        got[i] = all[sampled[i]];
+        expected[i] = static_cast<T>(exact_sum(axis, sampled[i]));
+      });
+      const std::string wrong =
+          wrong_sample("sums", sampled, got, expected, summation_tolerance<T>(terms), state->pattern);
+      return wrong.empty() ? "" : describe(shape_) + " " + name + " sums: " + wrong;
+    };
+    return run;
+  }
+
   /// Runs @p function on the matrix and checks every sum along @p axis within
   /// summation_tolerance<T>, and that nothing was written past them. Returns
   /// what is wrong (empty if nothing) and sets the hint that fits.
@@ -82,6 +188,7 @@ class SumsWorkspace {
     const std::size_t count = axis == SumAxis::rows ? shape_.rows : shape_.cols;
     const std::size_t terms = axis == SumAxis::rows ? shape_.cols : shape_.rows;
     const char* name = axis == SumAxis::rows ? "row" : "column";
+    if (matrix_seed_ != seed()) fill(seed());  // a timed run's values: back to those exact() sums
     sums_->fill_bytes(kPoisonByte, stream());
     function(matrix_->data(), sums_->data(), shape_.rows, shape_.cols, stream());
     MEMLAB_CHECK(cudaStreamSynchronize(stream()));
@@ -116,6 +223,32 @@ class SumsWorkspace {
   }
 
  private:
+  // The values the matrix holds: uniform in [-1, 1], as random_matrix_sums() assumes.
+  static constexpr double kLow = -1.0;
+  static constexpr double kHigh = 1.0;
+
+  // New random values in the matrix, from @p fill_seed.
+  void fill(std::uint64_t fill_seed) {
+    fill_random(matrix_->data(), shape_.rows * shape_.cols, fill_seed, kLow, kHigh, stream());
+    matrix_seed_ = fill_seed;
+  }
+
+  // The exact sum number @p index along @p axis of the matrix as filled now,
+  // in long double (one row or column of the sums random_matrix_sums() makes).
+  long double exact_sum(SumAxis axis, std::size_t index) const {
+    long double sum = 0.0L;
+    if (axis == SumAxis::rows) {
+      for (std::size_t c = 0; c < shape_.cols; ++c) {
+        sum += random_value<T>(matrix_seed_, index * shape_.cols + c, kLow, kHigh);
+      }
+    } else {
+      for (std::size_t r = 0; r < shape_.rows; ++r) {
+        sum += random_value<T>(matrix_seed_, r * shape_.cols + index, kLow, kHigh);
+      }
+    }
+    return sum;
+  }
+
   // Exact row and column sums, computed on the host once per shape.
   const MatrixSums& exact() {
     const auto key = std::make_pair(shape_.rows, shape_.cols);
@@ -127,6 +260,7 @@ class SumsWorkspace {
   std::unique_ptr<DeviceBuffer<T>> matrix_;
   std::unique_ptr<DeviceBuffer<T>> sums_;
   MatrixShape shape_;
+  std::uint64_t matrix_seed_ = 0;  // the seed of the values the matrix holds
   std::map<std::pair<std::size_t, std::size_t>, MatrixSums> exact_;
 };
 
