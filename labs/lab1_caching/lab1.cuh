@@ -2,9 +2,10 @@
 /// @brief Lab 1, caching observed with vector_add: the functions you write in
 /// vector_add.cu, which the grader calls.
 ///
-/// Sizes are element counts (std::size_t, so arrays larger than 2^31 elements
-/// work); footprints are bytes. Every function that takes a stream enqueues its
-/// work on that stream and never uses the default stream.
+/// Sizes are element counts (std::size_t: arrays larger than 2^31 elements must
+/// work, and the grader checks one where the GPU has the memory); footprints are
+/// bytes. Functions that take a stream should enqueue their work on it: the
+/// grader's clock counts work on any stream of your process until it is done.
 #pragma once
 
 #include <cuda_runtime.h>

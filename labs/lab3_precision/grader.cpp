@@ -178,7 +178,7 @@ template <typename T>
 grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
   struct State {
     std::uint32_t pattern = 0;
-    std::mt19937_64 places{grading::seed() ^ 0x5EED};
+    std::mt19937_64 places{grading::unpredictable_seed()};
   };
   static constexpr std::size_t n = kPolynomialElements;
   static constexpr std::size_t kChunk = 32;
@@ -186,8 +186,8 @@ grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
   auto state = std::make_shared<State>();
   PolynomialData<T>& data = polynomial_data<T>();
   grading::CheckedWork run;
-  run.prepare = [&data, state](int index) {
-    data.refill(grading::timed_run_seed(index));
+  run.prepare = [&data, state]() {
+    data.refill(grading::unpredictable_seed());
     state->pattern = grading::poison(data.y.data(), data.y.bytes());
   };
   run.work = [polynomial, &data](cudaStream_t s) { polynomial(data.x.data(), data.y.data(), n, s); };

@@ -194,13 +194,13 @@ grading::CheckedWork checked_work(const Multiply& multiply, int width) {
   struct Run {
     std::uint64_t seed_a = 0, seed_b = 0;
     std::uint32_t pattern = 0;
-    std::mt19937_64 places{grading::seed() ^ 0x3A7D};
+    std::mt19937_64 places{grading::unpredictable_seed()};
   };
   auto run = std::make_shared<Run>();
   Operands& m = operands(width);
   grading::CheckedWork checked;
-  checked.prepare = [&m, run](int index) {
-    run->seed_a = grading::seed() + 1000 + 2 * static_cast<std::uint64_t>(index);
+  checked.prepare = [&m, run]() {
+    run->seed_a = grading::unpredictable_seed();
     run->seed_b = run->seed_a + 1;
     m.fill(run->seed_a, run->seed_b);
     run->pattern = grading::poison(m.c.data(), m.c.bytes());

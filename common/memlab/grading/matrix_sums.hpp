@@ -31,10 +31,6 @@ namespace memlab::grading {
 
 // ---- Verifying a timed run from samples -------------------------------------
 
-/// The seed of timed run @p run's fresh inputs (CheckedWork::prepare): new for
-/// every run, and never seed() itself, which the correctness checks use.
-inline std::uint64_t timed_run_seed(int run) { return seed() + 1000 + static_cast<std::uint64_t>(run); }
-
 /// Where a timed run's output of @p count elements is sampled, in chunks of
 /// @p chunk elements: the first and the last chunk, and @p chunks - 2 more at
 /// places drawn from @p places when the run is over.
@@ -137,7 +133,7 @@ class SumsWorkspace {
   CheckedWork checked(MatrixSumFunction<T> function, SumAxis axis) {
     struct State {
       std::uint32_t pattern = 0;
-      std::mt19937_64 places{seed() ^ 0x5EED};
+      std::mt19937_64 places{unpredictable_seed()};
     };
     constexpr std::size_t kChunk = 8;
     constexpr std::size_t kSampledTerms = std::size_t{1} << 21;
@@ -146,8 +142,8 @@ class SumsWorkspace {
     const std::size_t terms = axis == SumAxis::rows ? shape_.cols : shape_.rows;
     const int chunks = static_cast<int>(std::clamp<std::size_t>(kSampledTerms / (kChunk * terms), 2, 64));
     CheckedWork run;
-    run.prepare = [this, state, count](int index) {
-      fill(timed_run_seed(index));
+    run.prepare = [this, state, count]() {
+      fill(unpredictable_seed());
       state->pattern = poison(sums_->data(), (count + kGuardElements) * sizeof(T));
     };
     run.work = work(function);

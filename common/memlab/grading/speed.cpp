@@ -67,9 +67,8 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
   constexpr int kWarmups = 2;
   constexpr int kPairs = 21;
   constexpr int kAttempts = 2;
-  int run = 0;
-  const auto sample = [&run](const CheckedWork& side) {
-    if (side.prepare) side.prepare(run++);
+  const auto sample = [](const CheckedWork& side) {
+    if (side.prepare) side.prepare();
     const double ms = timer().time_ms(side.work, Cache::cold);
     if (side.verify) {
       const std::string wrong = side.verify();
@@ -120,13 +119,18 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
   return result;
 }
 
+std::uint64_t unpredictable_seed() {
+  static std::random_device source;
+  return (static_cast<std::uint64_t>(source()) << 32) ^ source();
+}
+
 double memory_floor_ms(double bytes) {
   const double gbps = device().theoretical_gbps;
   return gbps > 0 ? bytes / (gbps * 1e9) * 1e3 : 0.0;
 }
 
 std::uint32_t poison(void* data, std::size_t bytes) {
-  static std::mt19937 random{std::random_device{}()};
+  static std::mt19937 random{static_cast<std::uint32_t>(unpredictable_seed())};
   // A finite float near 2^100 with a random sign and mantissa: no kernel of the
   // labs computes it by chance, and unlike a NaN it does not survive arithmetic
   // unchanged (beta * y past the end of y changes it).

@@ -46,7 +46,7 @@ SpeedComparison compare_speed(const Work& student, const Work& reference, double
 /// student's code is verified, so work skipped or left unfinished on a
 /// repeated call cannot pass as fast work.
 struct CheckedWork {
-  std::function<void(int run)> prepare;  ///< before run number @p run (0, 1, ...), untimed
+  std::function<void()> prepare;         ///< before each run, untimed
   Work work;                             ///< the timed work
   std::function<std::string()> verify;   ///< after it, untimed
 };
@@ -56,6 +56,12 @@ struct CheckedWork {
 /// invalid measurement.
 SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& reference, double limit,
                               double floor_ms = 0.0);
+
+/// A seed no code of the student's can know in advance (from the operating
+/// system's random source), for a timed run's inputs and for the places its
+/// output is sampled: no result can be prepared before the run, and no sampled
+/// element guessed. Correctness checks keep using seed(), which repeats.
+std::uint64_t unpredictable_seed();
 
 /// The least milliseconds moving @p bytes through DRAM can take on this GPU:
 /// the bytes at the bandwidth its memory clock and bus width allow.
