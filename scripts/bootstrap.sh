@@ -6,18 +6,20 @@
 #   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2
 #   scripts/bootstrap.sh --plots    ... and matplotlib, for the labs' plots
 #   scripts/bootstrap.sh --docs     ... and Doxygen and Graphviz, for `make docs`
+#   scripts/bootstrap.sh --grading  ... and bubblewrap, the sandbox of `make grade`
 #
 # Without apt-get (another distribution, an offline GPU server) it names what
-# is missing instead. Catch2 carried in .deps/ (scripts/carry-deps.sh) counts.
+# is missing instead. Catch2 and bwrap carried in .deps/ (scripts/carry-deps.sh) count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_plots=no want_docs=no
+want_plots=no want_docs=no want_grading=no
 for arg in "$@"; do
   case "$arg" in
     --plots) want_plots=yes ;;
     --docs) want_docs=yes ;;
-    *) echo "bootstrap: unknown option $arg (use --plots, --docs)" >&2; exit 2 ;;
+    --grading) want_grading=yes ;;
+    *) echo "bootstrap: unknown option $arg (use --plots, --docs, --grading)" >&2; exit 2 ;;
   esac
 done
 
@@ -63,6 +65,10 @@ if [ "$want_docs" = yes ]; then
   command -v doxygen >/dev/null 2>&1 || missing+=(doxygen)
   command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 fi
+# Grading runs each student's code under bwrap (grader/README.md, "The sandbox").
+if [ "$want_grading" = yes ] && ! command -v bwrap >/dev/null 2>&1 && [ ! -x .deps/bin/bwrap ]; then
+  missing+=(bubblewrap)
+fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -70,6 +76,9 @@ if ! command -v apt-get >/dev/null 2>&1; then
   say "missing: ${missing[*]}"
   say "this system has no apt-get: install those with its package manager."
   say "On an offline GPU server, run scripts/carry-deps.sh on a machine that has Catch2 and copy its .deps/ folder here."
+  if [[ " ${missing[*]} " == *" bubblewrap "* ]]; then
+    say "Without bubblewrap, \`make grade\` runs only with GRADE_ARGS=--no-sandbox."
+  fi
   exit 1
 fi
 sudo=()

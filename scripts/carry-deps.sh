@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Copies Catch2 (installed here, e.g. by scripts/bootstrap.sh) into .deps/, for
-# building on a GPU server with no package manager and no network: copy the
-# repository with its .deps/ folder there, and the build finds Catch2 in it.
+# Copies Catch2 (installed here, e.g. by scripts/bootstrap.sh) and bubblewrap's
+# bwrap into .deps/, for building and grading on a GPU server with no package
+# manager and no network: copy the repository with its .deps/ folder there, and
+# the build finds Catch2 in it, and `make grade` finds .deps/bin/bwrap.
 # Catch2's CMake files locate themselves relative to their own folder, so the
 # copy keeps the installed layout (include/, lib/.../cmake/Catch2, libraries).
 set -euo pipefail
@@ -25,3 +26,22 @@ cp -r "$prefix/include/catch2" .deps/include/
 cp -r "$config" ".deps/${libdir#"$prefix"/}/cmake/"
 cp "$libdir"/libCatch2*.a ".deps/${libdir#"$prefix"/}/" 2>/dev/null || true
 echo "carry-deps: copied Catch2 from $prefix into .deps/ ($(du -sh .deps | cut -f1))"
+
+# bwrap, the sandbox of `make grade`: the Debian/Ubuntu package's binary alone.
+# It needs only libselinux, libcap and libpcre2 at run time, which every
+# Debian and Ubuntu system has. Grading does not need it to build, so its
+# absence is said and the copy of Catch2 stands.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "carry-deps: no apt-get here, so bwrap is not carried: install bubblewrap on the GPU server," \
+       "or grade there with GRADE_ARGS=--no-sandbox" >&2
+elif (cd "$work" && apt-get download bubblewrap >/dev/null 2>&1) &&
+     dpkg -x "$work"/bubblewrap_*.deb "$work/root" && [ -x "$work/root/usr/bin/bwrap" ]; then
+  mkdir -p .deps/bin
+  cp "$work/root/usr/bin/bwrap" .deps/bin/bwrap
+  echo "carry-deps: copied bwrap ($(basename "$work"/bubblewrap_*.deb .deb)) into .deps/bin/"
+else
+  echo "carry-deps: apt-get could not download bubblewrap (run apt-get update?), so bwrap is not carried:" \
+       "install bubblewrap on the GPU server, or grade there with GRADE_ARGS=--no-sandbox" >&2
+fi
