@@ -3,7 +3,8 @@
 Modules, in the order a submission meets them:
   kit        what CMake built for the lab (grader, reference, compile flags)
   scan       forbidden libraries and file access, found in the source
-  sandbox    running an untrusted program with a time limit and an output cap
+  sandbox    running a program with a time limit and an output cap; the
+             bubblewrap sandbox of the student's runner
   grading    one submission: staged, scanned, compiled, run, classified
   points     the points table and partial credit
   reports    gradebook, feedback, Gradescope results, class summary, run record

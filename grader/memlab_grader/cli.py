@@ -2,10 +2,12 @@
 
 Exit codes:
   0  every submission has a final row (whatever its score)
-  1  some submissions were compiled but not run: this machine has no GPU
+  1  some rows are not final: compiled but not run, since this machine has no
+     GPU (or it stopped being usable); run again with --resume on a GPU
   2  bad command line or input (nothing was written)
-  3  the lab could not be set up: its build failed, or the reference solution
-     does not pass on this GPU (a problem of the machine, not of the students)
+  3  the lab could not be set up: its build failed, the reference solution
+     does not pass on this GPU (a problem of the machine, not of the students),
+     or the runners' sandbox cannot start here (and --no-sandbox was not given)
   130 interrupted: finished rows are kept; run again with --resume
 """
 from __future__ import annotations
@@ -22,14 +24,14 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from . import grading, points, reports
 from .kit import Kit, KitError, load_kit
-from .sandbox import kill_all, run_limited
+from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXIT_DONE, EXIT_NO_GPU, EXIT_BAD_INPUT, EXIT_SETUP, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_DONE, EXIT_NOT_FINAL, EXIT_BAD_INPUT, EXIT_SETUP, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 # The run time limit, unless given: this many times the reference's own run, and at least the floor.
 RUN_LIMIT_FACTOR, RUN_LIMIT_FLOOR = 3.0, 15.0
 
@@ -47,9 +49,10 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
         prog="grade.py",
         description="Grade a folder of student submissions of one lab: each DIR/<student>/<the lab's file> "
                     "is compiled against the pristine lab and graded by the lab's grader on this GPU.",
-        epilog="Exit codes: 0 every submission has a final row; 1 submissions compiled but not run (no GPU); "
-               "2 bad command line or input; 3 the lab cannot be set up here (build failed, or the reference "
-               "does not pass on this GPU); 130 interrupted (finished rows kept: use --resume). "
+        epilog="Exit codes: 0 every submission has a final row; 1 some rows are not final (compiled but not "
+               "run: no GPU); 2 bad command line or input; 3 the lab cannot be set up here (build failed, the "
+               "reference does not pass on this GPU, or the sandbox cannot start); 130 interrupted (finished rows "
+               "kept: use --resume). "
                "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, students/<name>/.")
     parser.add_argument("--lab", required=True, help="the lab: 1..5 or lab1..lab5")
     parser.add_argument("--submissions", required=True, metavar="DIR", help="one folder per student")
@@ -70,6 +73,11 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
                              f"{RUN_LIMIT_FLOOR:g} s)")
     parser.add_argument("--output-limit", type=int, default=1 << 20, metavar="BYTES",
                         help="most output kept per compile or run; more stops it (default 1 MiB)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run students' code without the bubblewrap (bwrap) sandbox, where bwrap cannot run: "
+                             "their code still runs in a process of its own, but with your user's rights (it can "
+                             "read the course, OUT, the submissions and your files, and use the network); "
+                             "recorded in run.json and the summary")
     args = parser.parse_args(argv)
     for name in ("jobs", "compile_timeout", "output_limit"):
         if getattr(args, name) <= 0:
@@ -125,6 +133,37 @@ def find_sanitizer(kit: Kit) -> str:
     return found
 
 
+def runner_sandbox(kit: Kit, args: argparse.Namespace) -> Tuple[Optional[RunnerSandbox], Optional[str]]:
+    """The sandbox for the students' runners, and None; or None and why it
+    cannot start here, in bwrap's words."""
+    bwrap = find_bwrap(SOURCE_DIR)
+    if bwrap is None:
+        return None, (f"bubblewrap (bwrap) is not installed: not on PATH, and not in "
+                      f"{os.path.join(SOURCE_DIR, '.deps', 'bin')}")
+    # What a student must not read: the course (the reference's source and
+    # build), OUT (other students' builds and results), the submissions, and
+    # the home folders. The runner and the student's build are shown again.
+    sandbox = RunnerSandbox(bwrap, hide=[kit.source_dir, args.out, args.submissions, "/home", "/root"],
+                            expose=[kit.runner])
+    try:
+        why = probe(sandbox.words(None))
+    except ValueError as error:
+        why = str(error)
+    return (None, why) if why else (sandbox, None)
+
+
+def sandbox_record(sandbox: Optional[RunnerSandbox], reason: str, sanitize: bool) -> dict:
+    """run.json's account of how students' code was confined."""
+    if sandbox is None:
+        return dict(used=False, reason=reason)
+    record = dict(used=True, command=sandbox.words(None),
+                  and_for_each_student=["--ro-bind", "<the student's build>", "<the student's build>"])
+    if sanitize:
+        record["memcheck_pass"] = ("without --unshare-net: compute-sanitizer cannot follow a program into a "
+                                   "network namespace of its own")
+    return record
+
+
 def source_version() -> str:
     try:
         commit = subprocess.run(["git", "-C", SOURCE_DIR, "describe", "--always", "--dirty"], capture_output=True,
@@ -156,23 +195,29 @@ class Progress:
         print(f"\r\033[K{text}" if self.terminal else text, flush=True)
 
 
-def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, sanitizer: str) -> dict:
-    """Grades the reference as if it were a student: proves the GPU and the
-    lab work here, gives the run time limit, and the reference timings for
-    the run record. Returns its outcome (status NO_GPU without a GPU)."""
+def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, sanitizer: str,
+              sandbox: Optional[RunnerSandbox]) -> dict:
+    """Grades the reference as if it were a student (in the students' sandbox,
+    when there is one): proves the GPU, the lab and the sandbox work here,
+    gives the run time limit, and the reference timings for the run record.
+    Returns its outcome (status NO_GPU without a GPU)."""
     stage = os.path.join(layout.work, "reference")
     os.makedirs(stage, exist_ok=True)
     generous = grading.Limits(run_seconds=600, sanitize_seconds=600, output_bytes=args.output_limit)
     outcome = grading.grade_build(kit, "(reference)", kit.reference, stage=stage, keep_dir=stage, limits=generous,
-                                  seed=args.seed, sanitizer=sanitizer)
+                                  seed=args.seed, sanitizer=sanitizer, sandbox=sandbox)
     if outcome["status"] == grading.NO_GPU:
         return outcome
     failed = [c["id"] for c in outcome.get("checks", []) if c.get("verdict") != "pass"]
     if outcome["status"] != grading.GRADED or failed:
+        hint = ""
+        if sandbox is not None and outcome["status"] == grading.NOT_LOADABLE:
+            hint = ("The runner could not load the reference in the students' sandbox: does it need a file from a "
+                    "folder the sandbox hides (the course, OUT, the submissions, /home, /root)?\n")
         raise SetupFailed(
             f"the reference solution does not pass {kit.lab} on this machine ({outcome['status']}"
             f"{': ' + ', '.join(failed) if failed else ''}; {outcome.get('detail', '')}).\n"
-            f"Grading students against it would be unfair. The end of the grader's output:\n"
+            f"Grading students against it would be unfair. {hint}The end of the grader's output:\n"
             f"{grading.tail_of(reports.read_text(os.path.join(stage, 'run.log')), 30)}")
     return outcome
 
@@ -198,9 +243,12 @@ def compile_all(pending: List[grading.Submission], kit: Kit, layout: grading.Lay
 
 
 def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grading.Limits, args: argparse.Namespace,
-            sanitizer: str, table: points.Table, progress: Progress) -> None:
+            sanitizer: str, sandbox: Optional[RunnerSandbox], table: points.Table,
+            progress: Progress) -> Dict[str, dict]:
+    """Grades each compiled submission on the GPU; their outcomes, final or not."""
+    graded: Dict[str, dict] = {}
     if not compiled:
-        return
+        return graded
     print(f"Grading {len(compiled)} on the GPU, one at a time (time limit {limits.run_seconds:.0f} s each) ...",
           flush=True)
     width = max(len(o["student"]) for o in compiled)
@@ -210,14 +258,16 @@ def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grad
         progress.update(f"  [{index}/{len(compiled)}] {student} ...")
         result = grading.grade_build(kit, student, outcome["library"], stage=layout.stage_dir(student),
                                      keep_dir=layout.student_dir(student), limits=limits, seed=args.seed,
-                                     sanitizer=sanitizer)
+                                     sanitizer=sanitizer, sandbox=sandbox)
         merged = dict(outcome, **result)
         merged.pop("library", None)
         grading.save_outcome(layout, merged)
+        graded[student] = merged
         scored = reports.score(merged, table)
         progress.line(f"  [{index:>{len(str(len(compiled)))}}/{len(compiled)}] {student:<{width}}  "
                       f"{merged['status']:<20} {reports.format_points(scored.total):>6} / {reports.format_points(maximum)}"
                       f"  ({merged.get('run_seconds', 0):.1f} s)")
+    return graded
 
 
 def stop_like_ctrl_c(*_) -> None:
@@ -281,8 +331,29 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{lab}: {len(submissions)} submissions in {args.submissions}"
               f"{f', {len(submissions) - len(pending)} already graded' if args.resume else ''}.", flush=True)
 
-        reference = calibrate(kit, layout, args, sanitizer) if pending else None
+        sandbox, no_sandbox_because = None, "--no-sandbox: the instructor chose to run students' code unconfined"
+        if pending and not args.no_sandbox:
+            sandbox, no_sandbox_because = runner_sandbox(kit, args)
+        # Without a working sandbox, the reference alone (the course's own code)
+        # runs: it tells whether there is a GPU, and so whether the sandbox matters.
+        reference = calibrate(kit, layout, args, sanitizer, sandbox) if pending else None
         have_gpu = reference is not None and reference["status"] != grading.NO_GPU
+        if pending:
+            if have_gpu and sandbox is None and not args.no_sandbox:
+                raise SetupFailed(
+                    f"the sandbox for students' code cannot start here: {no_sandbox_because}\n"
+                    "Install bubblewrap (scripts/bootstrap.sh does; scripts/carry-deps.sh carries it to a server "
+                    "without network), allow it user namespaces, or grade with --no-sandbox "
+                    "(GRADE_ARGS=--no-sandbox) to run students' code unconfined.")
+            if not have_gpu and sandbox is None and not args.no_sandbox:
+                no_sandbox_because = f"no GPU here, so no student's code ran (and it cannot start: {no_sandbox_because})"
+            record["sandbox"] = sandbox_record(sandbox, no_sandbox_because, args.sanitize)
+            record["sessions"][-1]["sandbox"] = sandbox is not None
+            if sandbox is not None:
+                print("Sandbox: each student's code runs under bubblewrap, with no network, its own process, IPC "
+                      "and user namespaces, and the course, OUT, the submissions, /home and /root hidden.", flush=True)
+            elif have_gpu:
+                print("WARNING: --no-sandbox: students' code runs unconfined, with your user's rights.", flush=True)
         limits = grading.Limits(compile_seconds=args.compile_timeout, output_bytes=args.output_limit)
         if have_gpu:
             try:
@@ -306,15 +377,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         outcomes.update(compiled)
         ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == grading.COMPILED]
         if have_gpu:
-            run_all(ready, kit, layout, limits, args, sanitizer, table, progress)
-            outcomes.update({o["student"]: grading.read_outcome(layout, o["student"]) for o in ready})
+            outcomes.update(run_all(ready, kit, layout, limits, args, sanitizer, sandbox, table, progress))
         else:
             for outcome in ready:
                 outcome.update(status=grading.NO_GPU, detail="compiled; this machine has no GPU to run it")
                 outcome.pop("library", None)
                 grading.save_outcome(layout, outcome)
         record["sessions"][-1]["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-        status = EXIT_DONE if have_gpu or not ready else EXIT_NO_GPU
+        status = EXIT_DONE
     except (KeyboardInterrupt, SetupFailed) as stop:
         kill_all()
         kept = [s.student for s in submissions if grading.read_outcome(layout, s.student)]
@@ -331,10 +401,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         status = EXIT_INTERRUPTED
         outcomes = {s: grading.read_outcome(layout, s) for s in kept}
 
-    rows = [outcomes.get(s.student) or dict(student=s.student, status="not graded yet", detail="", checks=[])
+    rows = [outcomes.get(s.student) or dict(student=s.student, status=grading.NOT_GRADED_YET, detail="", checks=[])
             for s in submissions]
     scored = reports.write_reports(layout, lab, rows, table, record)
     graded = sum(r.status == grading.GRADED for r in scored)
     print(f"\n{lab}: {len(scored)} rows, {graded} graded to the end. Gradebook: {os.path.join(args.out, 'gradebook.csv')}; "
           f"summary: {os.path.join(args.out, 'summary.html')}")
-    return status
+    return status if status == EXIT_INTERRUPTED else exit_status([r.status for r in scored])
+
+
+def exit_status(statuses: List[str]) -> int:
+    """EXIT_DONE only when every row is final: a script that sees 0 may hand
+    out the grades; 1 says some rows still need a run (--resume on a GPU)."""
+    waiting = [status for status in statuses if status in grading.NOT_FINAL]
+    if waiting:
+        print(f"{len(waiting)} rows are not final ({', '.join(sorted(set(waiting)))}): run the same command with "
+              f"--resume on a machine with a usable GPU.", file=sys.stderr)
+        return EXIT_NOT_FINAL
+    return EXIT_DONE

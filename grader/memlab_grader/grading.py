@@ -1,6 +1,7 @@
 """One submission, from the student's folder to an outcome: staged alone in a
 private folder, scanned, compiled against the pristine lab, run by the lab's
-grader in a process of its own, and classified.
+grader in a process of its own (which runs the student's code in a sandboxed
+runner process), and classified.
 
 An outcome is a dict, stored as students/<name>/outcome.json once it is final:
   student, status, detail, checks (the lab grader's check rows that ran),
@@ -21,7 +22,7 @@ from typing import List, Optional
 
 from . import scan
 from .kit import Kit
-from .sandbox import Finished, run_limited
+from .sandbox import Finished, RunnerSandbox, run_limited, write_words
 
 # Statuses, as the gradebook shows them.
 GRADED = "graded"
@@ -30,22 +31,37 @@ UNREADABLE = "unreadable file"
 FORBIDDEN = "forbidden API"
 COMPILE_ERROR = "compile error"
 COMPILE_TIMEOUT = "compile timed out"
+NOT_LOADABLE = "build not loadable"
 CRASHED = "crashed"
 TIMED_OUT = "timed out"
 OUTPUT_LIMIT = "output limit"
 GPU_ERROR = "GPU error"
 GPU_MEMORY = "GPU memory exhausted"
+LEFT_GPU_WORK = "left GPU work running"
 MEMORY_ERROR = "memory error"
 NO_GPU = "not run: no GPU"
 GRADER_ERROR = "grader error"
 COMPILED = "compiled"  # between the two phases; never stored
 
+NOT_GRADED_YET = "not graded yet"  # the row of a submission an interrupted run did not reach; never stored
+
 # Every status but these is final: --resume keeps the row.
-NOT_FINAL = {NO_GPU, COMPILED}
+NOT_FINAL = {NO_GPU, COMPILED, NOT_GRADED_YET}
 
 # The lab grader's exit codes (common/memlab/grading/main.cpp).
 GRADER_ALL_PASSED, GRADER_SOME_FAILED, GRADER_BAD_INPUT, GRADER_GPU_FAILED, GRADER_GPU_LOST = 0, 1, 2, 3, 4
+GRADER_STUDENT_UNLOADABLE = 5
 GRADER_NO_GPU = 77
+# What the lab grader saw go wrong in the student's runner (results' gpu_trouble.kind), and
+# the status it gives. The lab grader carries on after it with a fresh runner, so later
+# checks still count.
+TROUBLE_STATUS = {
+    "crashed": CRASHED,
+    "timed_out": TIMED_OUT,
+    "context_lost": GPU_ERROR,
+    "left_work_running": LEFT_GPU_WORK,
+    "memory_exhausted": GPU_MEMORY,
+}
 SANITIZER_FOUND_ERRORS = 86  # passed to compute-sanitizer as --error-exitcode
 # Under the sanitizer, only checks that neither time kernels nor run deliberately buggy ones.
 SANITIZE_FILTER = "~[timing]~[buggy_kernels]"
@@ -57,6 +73,12 @@ class Limits:
     run_seconds: float = 60.0
     sanitize_seconds: float = 300.0
     output_bytes: int = 1 << 20
+
+    def call_seconds(self, sanitizer: bool = False) -> float:
+        """The longest one call of the student's code may take (the lab grader's
+        --call-timeout): a third of the run's limit, so that a hanging call ends
+        its runner and leaves time for the checks after it."""
+        return max(5.0, (self.sanitize_seconds if sanitizer else self.run_seconds) / 3)
 
 
 @dataclass
@@ -188,9 +210,12 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
     return _outcome(student, COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
 
 
-def _grader_command(kit: Kit, library: str, stage: str, results: str, report: str, seed: int) -> List[str]:
-    return [kit.grader, "--student", library, "--reference", kit.reference, "--runner", kit.runner, "--results", results,
-            "--report", report, "--output-dir", os.path.join(stage, "output"), "--seed", str(seed)]
+def _grader_command(kit: Kit, library: str, stage: str, results: str, report: str, seed: int,
+                    call_seconds: float, sandbox_file: Optional[str]) -> List[str]:
+    command = [kit.grader, "--student", library, "--reference", kit.reference, "--runner", kit.runner,
+               "--call-timeout", f"{call_seconds:g}", "--results", results, "--report", report,
+               "--output-dir", os.path.join(stage, "output"), "--seed", str(seed)]
+    return command + (["--sandbox", sandbox_file] if sandbox_file else [])
 
 
 def _read_results(path: str) -> Optional[dict]:
@@ -202,23 +227,31 @@ def _read_results(path: str) -> Optional[dict]:
 
 
 def grade_build(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
-                sanitizer: str = "") -> dict:
+                sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> dict:
     """Runs the lab's grader on @p library (after the memory-checking pass when
-    @p sanitizer names compute-sanitizer) and classifies what happened."""
+    @p sanitizer names compute-sanitizer), the student's runner in @p sandbox
+    unless it is None, and classifies what happened."""
     if sanitizer:
         gate = _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
-                           sanitizer=sanitizer)
+                           sanitizer=sanitizer, sandbox=sandbox)
         if gate["status"] != GRADED:
             return gate
-    return _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed)
+    return _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
+                       sandbox=sandbox)
 
 
 def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
-                sanitizer: str = "") -> dict:
+                sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> dict:
     # A fresh name each run: the results come from this file, never from what the program prints.
     results = os.path.join(stage, f"results-{secrets.token_hex(8)}.json")
     report = os.path.join(stage, "report.txt")
-    command = _grader_command(kit, library, stage, results, report, seed)
+    sandbox_file = None
+    if sandbox is not None:
+        # In the private stage folder, which the runner's sandbox hides like the rest of OUT.
+        sandbox_file = os.path.join(stage, "sandbox-memcheck.txt" if sanitizer else "sandbox.txt")
+        write_words(sandbox_file, sandbox.words(library, sanitizer=bool(sanitizer)))
+    command = _grader_command(kit, library, stage, results, report, seed, limits.call_seconds(bool(sanitizer)),
+                              sandbox_file)
     if sanitizer:
         command = [sanitizer, "--tool", "memcheck", "--error-exitcode", str(SANITIZER_FOUND_ERRORS),
                    "--print-limit", "10", "--leak-check", "no"] + command + [SANITIZE_FILTER]
@@ -232,12 +265,16 @@ def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: s
             if os.path.isfile(name):
                 shutil.copyfile(name, os.path.join(keep_dir, target))
     outcome = classify(finished, data, limits, sanitizer=bool(sanitizer))
-    outcome.update(student=student, run_seconds=round(finished.seconds, 2))
+    # Paths inside the private staging folder mean nothing to the student: name the file only.
+    outcome.update(student=student, run_seconds=round(finished.seconds, 2),
+                   detail=outcome["detail"].replace(stage + os.sep, ""))
     return outcome
 
 
 def classify(finished: Finished, results: Optional[dict], limits: Limits, sanitizer: bool = False) -> dict:
-    """What a grader run's ending and its results file say happened."""
+    """What a grader run's ending and its results file say happened. The lab
+    grader runs none of the student's code (its runner does), so what it
+    reports, its exit code and the trouble it saw in the runner, is trusted."""
     checks = (results or {}).get("checks", [])
     running = (results or {}).get("running")
     trouble = (results or {}).get("gpu_trouble")
@@ -258,15 +295,25 @@ def classify(finished: Finished, results: Optional[dict], limits: Limits, saniti
                     detail="compute-sanitizer memcheck found errors:\n" + "\n".join(errors[:12]))
     if code == GRADER_NO_GPU:
         return dict(base, status=NO_GPU, detail="")
+    if code == GRADER_STUDENT_UNLOADABLE:
+        # The runner's own message (dlopen's, or a missing function's) ends the log.
+        return dict(base, status=NOT_LOADABLE, detail=tail_of(finished.text(), 12))
     if code == GRADER_GPU_LOST:
         message = (trouble or {}).get("message", "the GPU context was lost")
         where = (trouble or {}).get("check", "")
         return dict(base, status=GPU_ERROR, detail=f"{message}{' after ' + where if where else ''}")
     if code in (GRADER_ALL_PASSED, GRADER_SOME_FAILED) and results and results.get("complete"):
-        if trouble and trouble.get("kind") == "memory_exhausted":
-            return dict(base, status=GPU_MEMORY, detail=f"{trouble['message']} (after {trouble['check']})")
-        return dict(base, status=GRADED, detail="")
+        if not trouble:
+            return dict(base, status=GRADED, detail="")
+        kind, message, where = trouble.get("kind", ""), trouble.get("message", ""), trouble.get("check", "")
+        if kind not in TROUBLE_STATUS:
+            return dict(base, status=GRADER_ERROR, detail=f"the lab grader reported trouble of an unknown kind "
+                                                          f"'{kind}': {message}")
+        # Hoarded memory is found after a check; the runner's troubles happen in one.
+        at = f" ({'after' if kind == 'memory_exhausted' else 'in'} {where})" if where else ""
+        return dict(base, status=TROUBLE_STATUS[kind], detail=f"{message}{at}")
     if code in (GRADER_BAD_INPUT, GRADER_GPU_FAILED):
         return dict(base, status=GRADER_ERROR, detail=tail_of(finished.text(), 8))
-    return dict(base, status=CRASHED,
-                detail=f"the program ended with exit status {code} before the checks finished{during}")
+    return dict(base, status=GRADER_ERROR,
+                detail=f"the lab grader ended with exit status {code} before its checks finished{during}:\n"
+                       f"{tail_of(finished.text(), 8)}")

@@ -79,11 +79,15 @@ HEADLINES = {
     grading.FORBIDDEN: "Not graded: the file uses something this lab forbids.",
     grading.COMPILE_ERROR: "Not graded: the file does not compile.",
     grading.COMPILE_TIMEOUT: "Not graded: compiling took too long.",
-    grading.CRASHED: "The grader's process crashed while running your code; the checks before it count.",
-    grading.TIMED_OUT: "Your code did not finish in time (an endless loop on the CPU or the GPU?); the checks before it count.",
+    grading.NOT_LOADABLE: "Your build could not be loaded (is a function the lab asks for missing or renamed?); "
+                          "the message is below.",
+    grading.CRASHED: "The process running your code crashed or exited; the checks that ran count.",
+    grading.TIMED_OUT: "Your code did not finish in time (an endless loop on the CPU or the GPU?); the checks that ran count.",
     grading.OUTPUT_LIMIT: "Your code printed too much and was stopped; the checks before it count.",
-    grading.GPU_ERROR: "Your code left the GPU unusable (a sticky CUDA error); the checks before it count.",
+    grading.GPU_ERROR: "Your code left the GPU unusable (a sticky CUDA error); the checks that ran count.",
     grading.GPU_MEMORY: "Your code kept the GPU's memory allocated; later checks could not allocate theirs.",
+    grading.LEFT_GPU_WORK: "Your function returned while work it launched was still running on the GPU (launched on "
+                           "another stream, or never ending?); the checks that ran count.",
     grading.MEMORY_ERROR: "compute-sanitizer found memory errors; the submission was not graded further.",
     grading.NO_GPU: "Compiled, but not run: the grading machine has no GPU.",
     grading.GRADER_ERROR: "The grader could not run your build; tell your instructor.",
@@ -178,6 +182,10 @@ def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dic
     totals = [row.total for row in rows]
     facts = [f"{len(rows)} submissions, {sum(r.status == grading.GRADED for r in rows)} graded to the end",
              f"GPU: {gpu}", f"grader {record.get('version', '?')} ({record.get('git', '?')})"]
+    sandbox = record.get("sandbox")
+    if sandbox:
+        facts.append("runners sandboxed (bwrap)" if sandbox.get("used") else
+                     f"runners NOT sandboxed: {sandbox.get('reason', '')}")
     if totals:
         facts.append(f"mean {statistics.mean(totals):.1f}, median {statistics.median(totals):.1f} of {format_points(maximum)}")
     sections.append(Section(f"{lab}: class summary", [], [], text="; ".join(facts) + "."))

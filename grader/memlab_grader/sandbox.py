@@ -1,4 +1,6 @@
-"""Running an untrusted program: a time limit, a cap on its output, no core files.
+"""Running an untrusted program: a time limit, a cap on its output, no core
+files; and the bubblewrap sandbox that a lab grader starts the student's
+runner under.
 
 The program runs in a session (process group) of its own, so everything it
 starts is killed with it; its output is read as it comes and the program is
@@ -7,14 +9,16 @@ the disk nor the grader's memory.
 """
 from __future__ import annotations
 
+import glob
 import os
 import resource
 import selectors
+import shutil
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 
 @dataclass
@@ -156,3 +160,99 @@ def _follow(process: subprocess.Popen, deadline: float, output_limit: int) -> Tu
             if not pipe_open:
                 time.sleep(0.05)
     return bytes(kept), timed_out, exceeded
+
+
+# ---- the runner's sandbox ----------------------------------------------------
+
+# Its own process, IPC and host-name namespaces, and an unprivileged user in a
+# user namespace: it sees and signals no process outside, and every process it
+# starts dies with it. (The network's namespace is added by bwrap_words.)
+_NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+
+
+def find_bwrap(source_dir: str) -> Optional[str]:
+    """bubblewrap on PATH, else the copy scripts/carry-deps.sh puts in <repository>/.deps/bin."""
+    carried = os.path.join(source_dir, ".deps", "bin", "bwrap")
+    return shutil.which("bwrap") or (carried if os.access(carried, os.X_OK) else None)
+
+
+def gpu_devices() -> List[str]:
+    """The NVIDIA device nodes a CUDA program opens (/dev/nvidia-caps among them, for MIG)."""
+    return sorted(path for path in glob.glob("/dev/nvidia*") if os.path.exists(path))
+
+
+def _outermost(folders: Iterable[str]) -> List[str]:
+    """@p folders without those inside another: a tmpfs already hides what lies beneath it."""
+    kept: List[str] = []
+    for folder in sorted(set(folders), key=len):
+        if not any(folder == outer or folder.startswith(outer.rstrip(os.sep) + os.sep) for outer in kept):
+            kept.append(folder)
+    return kept
+
+
+def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share_network: bool = False,
+                devices: Optional[Sequence[str]] = None) -> List[str]:
+    """The command a student's runner is started under: @p bwrap and its
+    options, the runner's own command to follow.
+
+    The whole file system is seen read-only, with a private /tmp and /proc,
+    and a /dev with only the GPU's devices added. Each existing folder of
+    @p hide (the course, OUT, the submissions, home folders) is covered by an
+    empty tmpfs, and then the files of @p expose (the runner and the student's
+    build, which live in OUT) are bound back read-only; bwrap takes a bind's
+    source from the file system outside, so a hidden file can be shown again.
+    @p share_network keeps the network namespace: compute-sanitizer cannot
+    follow a program into a new one (it hangs)."""
+    words = [bwrap, "--die-with-parent", "--new-session"] + _NAMESPACES
+    if not share_network:
+        words.append("--unshare-net")
+    words += ["--ro-bind", "/", "/", "--dev", "/dev"]
+    for device in gpu_devices() if devices is None else devices:
+        words += ["--dev-bind", device, device]
+    words += ["--proc", "/proc", "--tmpfs", "/tmp"]
+    hidden = _outermost(["/tmp"] + [os.path.realpath(f) for f in hide if os.path.isdir(f)])
+    words += [word for folder in hidden if folder != "/tmp" for word in ("--tmpfs", folder)]
+    for path in expose:
+        real = os.path.realpath(path)
+        words += ["--ro-bind", real, real]
+    words += ["--chdir", "/tmp"]
+    if any("\n" in word for word in words):
+        raise ValueError("a path of the sandbox holds a line break, and the lab grader reads one word per line")
+    return words
+
+
+@dataclass
+class RunnerSandbox:
+    """What every student's runner of a grading run is confined by; each
+    runner sees its own build besides (the reference's runner is not
+    sandboxed, and its build stays hidden from the student's)."""
+
+    bwrap: str
+    hide: List[str]    # folders covered by an empty tmpfs
+    expose: List[str]  # files and folders bound back read-only: the runner, a toolkit in a hidden folder
+
+    def words(self, library: Optional[str], sanitizer: bool = False) -> List[str]:
+        """The sandbox of the runner that loads @p library (None: the part common to all)."""
+        return bwrap_words(self.bwrap, hide=self.hide, expose=self.expose + ([library] if library else []),
+                           share_network=sanitizer)
+
+
+def write_words(path: str, words: Sequence[str]) -> None:
+    """The sandbox for a lab grader's --sandbox: one word per line."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("".join(f"{word}\n" for word in words))
+
+
+def probe(words: Sequence[str], seconds: float = 30.0) -> Optional[str]:
+    """Starts /bin/true under @p words: None if it ran, else why not, in bwrap's words."""
+    try:
+        done = subprocess.run(list(words) + ["/bin/true"], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=seconds)
+    except OSError as error:
+        return f"{words[0]} cannot be started: {error}"
+    except subprocess.TimeoutExpired:
+        return f"{words[0]} did not start /bin/true within {seconds:.0f} s"
+    if done.returncode == 0:
+        return None
+    said = (done.stderr or done.stdout).strip()
+    return f"{words[0]} exited with status {done.returncode}: {said or 'no message'}"

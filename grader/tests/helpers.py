@@ -1,5 +1,7 @@
 """Shared by the grader's host tests: a grading kit of stand-ins (fake_nvcc.py
-compiles, fake_lab_grader.py grades), submissions, and running grade.py."""
+compiles, fake_lab_grader.py grades, fake_runner.sh loads the build),
+submissions, and running grade.py."""
+import functools
 import json
 import os
 import subprocess
@@ -12,6 +14,19 @@ GRADER = os.path.dirname(TESTS)
 SOURCE_DIR = os.path.dirname(GRADER)
 STANDINS = os.path.join(TESTS, "standins")
 sys.path.insert(0, GRADER)
+
+from memlab_grader.sandbox import bwrap_words, find_bwrap, probe  # noqa: E402
+
+
+@functools.lru_cache(maxsize=None)
+def why_no_sandbox():
+    """Why bubblewrap cannot sandbox a program here (None when it can): tests of
+    the sandbox skip with this, and grading runs here pass --no-sandbox."""
+    bwrap = find_bwrap(SOURCE_DIR)
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"
+    why = probe(bwrap_words(bwrap, hide=[], expose=[]))
+    return f"bwrap cannot create its namespaces here: {why}" if why else None
 
 
 class GraderTestCase(unittest.TestCase):
@@ -28,7 +43,7 @@ class GraderTestCase(unittest.TestCase):
         self.kit = self.write(os.path.join(self.root, "kit", "kit.json"), json.dumps(dict(
             lab="lab1", version="test", source_dir=SOURCE_DIR, lab_dir=os.path.join(SOURCE_DIR, "labs", "lab1_caching"),
             skeleton="vector_add.cu", reference_source=reference, grader=os.path.join(STANDINS, "fake_lab_grader.py"),
-            runner=os.path.join(STANDINS, "fake_lab_grader.py"),
+            runner=os.path.join(STANDINS, "fake_runner.sh"),
             reference=reference, table_objects=[table], compiler=os.path.join(STANDINS, "fake_nvcc.py"),
             compile_flags=[], architectures="90", include_dirs=[], link_flags=[], forbid=["cublas", "thrust", "cub"],
             points=os.path.join(STANDINS, "points.txt"))))
@@ -47,8 +62,10 @@ class GraderTestCase(unittest.TestCase):
         return self.write(os.path.join(self.submissions, student, "vector_add.cu"), text + "\n")
 
     def grade_command(self, *extra):
+        # Where bwrap cannot run, grading runs without it; tests of the sandbox itself skip.
+        unconfined = ["--no-sandbox"] if why_no_sandbox() and "--no-sandbox" not in extra else []
         return [sys.executable, os.path.join(GRADER, "grade.py"), "--lab", "1", "--submissions", self.submissions,
-                "--out", self.out, "--kit", self.kit, "--jobs", "2", *extra]
+                "--out", self.out, "--kit", self.kit, "--jobs", "2", *unconfined, *extra]
 
     def grade(self, *extra, env=None):
         return subprocess.run(self.grade_command(*extra), capture_output=True, text=True,

@@ -1,5 +1,6 @@
 """grade.py end to end on stand-in programs: statuses, partial credit, reports,
-limits, no-GPU mode, resume, interruption and bad input."""
+limits, no-GPU mode, resume, interruption, bad input and the sandbox; and the
+classification of every way a lab grader's run can end."""
 import json
 import os
 import signal
@@ -7,7 +8,10 @@ import subprocess
 import time
 import unittest
 
-from helpers import GraderTestCase
+from helpers import GraderTestCase, why_no_sandbox
+from memlab_grader import grading
+from memlab_grader.cli import EXIT_DONE, EXIT_NOT_FINAL, exit_status
+from memlab_grader.sandbox import Finished
 
 
 class GradesAClass(GraderTestCase):
@@ -36,7 +40,7 @@ class GradesAClass(GraderTestCase):
             "broken": ("compile error", "0"), "absent": ("missing file", "0"), "forbidden": ("forbidden API", "0"),
             "reads_reference": ("forbidden API", "0"), "crash": ("crashed", "60"), "hang": ("timed out", "0"),
             "spam": ("output limit", "0"), "lost": ("GPU error", "40"), "hoards": ("GPU memory exhausted", "100"),
-            "exits": ("crashed", "40"), "liar": ("graded", "0")}
+            "exits": ("grader error", "40"), "liar": ("graded", "0")}
         self.assertEqual({s: (r["status"], r["total"]) for s, r in book.items()}, expected)
         self.assertIn("fopen (line 1)", book["forbidden"]["detail"])
         self.assertIn("solutions/lab1_caching/vector_add.cu", book["reads_reference"]["detail"])
@@ -85,10 +89,205 @@ class GradesAClass(GraderTestCase):
         self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
                          {"good": "not run: no GPU", "broken": "compile error", "forbidden": "forbidden API"})
 
+    def test_trouble_in_the_students_runner_is_named_and_later_checks_count(self):
+        self.submit("runner_crash", "FAKE_RUNNER=crashed@step2.correct")
+        self.submit("runner_hang", "FAKE_RUNNER=timed_out@step3.correct")
+        self.submit("runner_lost", "FAKE_RUNNER=context_lost@step1.speed")
+        self.submit("runner_busy", "FAKE_RUNNER=left_work_running@step3.correct")
+        self.submit("unloadable", "FAKE_NOT_LOADABLE")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        book = self.gradebook()
+        self.assertEqual({s: (r["status"], r["total"]) for s, r in book.items()}, {
+            "runner_crash": ("crashed", "60"), "runner_hang": ("timed out", "80"),
+            "runner_lost": ("GPU error", "40"), "runner_busy": ("left GPU work running", "80"),
+            "unloadable": ("build not loadable", "0")})
+        self.assertEqual(book["runner_crash"]["detail"], "the student's runner: crashed (in step2.correct)")
+        self.assertIn("undefined symbol: memlab_lab1_api", book["unloadable"]["detail"])
+        self.assertNotIn(self.out, book["unloadable"]["detail"])  # no private staging paths
+        feedback = open(os.path.join(self.out, "students", "runner_busy", "feedback.txt")).read()
+        self.assertIn("Status: left GPU work running.", feedback)
+
+    def test_the_lab_grader_gets_a_call_timeout_and_the_sandbox(self):
+        self.submit("alice", "all fine")
+        log = os.path.join(self.root, "args.log")
+        self.assertEqual(self.grade("--run-timeout", "30", env={"FAKE_ARGS_LOG": log}).returncode, 0)
+        with open(log) as runs:
+            calibration, alice = [json.loads(line) for line in runs]
+        option = lambda run, name: run[run.index(name) + 1] if name in run else None  # noqa: E731
+        self.assertEqual(option(calibration, "--call-timeout"), "200")  # a third of the reference's 600 s
+        self.assertEqual(option(alice, "--call-timeout"), "10")  # a third of the run's limit
+        self.assertEqual(option(alice, "--runner"), os.path.join(self.out, ".work", "kit", "fake_runner.sh"))
+        if why_no_sandbox():
+            self.assertIsNone(option(alice, "--sandbox"))
+            return
+        sandbox = option(alice, "--sandbox")
+        self.assertEqual(sandbox, os.path.join(self.out, ".work", "stage", "alice", "sandbox.txt"))
+        with open(sandbox) as handle:
+            words = handle.read().splitlines()
+        self.assertTrue(words[0].endswith("bwrap"), words)
+        self.assertIn("--unshare-pid", words)
+        build = os.path.realpath(option(alice, "--student"))
+        self.assertIn(["--ro-bind", build, build], [words[i:i + 3] for i in range(len(words))])
+        self.assertNotIn(os.path.realpath(option(alice, "--reference")), words)  # the reference stays hidden
+
+    def test_a_short_run_limit_still_gives_each_call_5_s(self):
+        self.submit("alice", "all fine")
+        log = os.path.join(self.root, "args.log")
+        self.assertEqual(self.grade("--run-timeout", "6", env={"FAKE_ARGS_LOG": log}).returncode, 0)
+        with open(log) as runs:
+            alice = json.loads(runs.readlines()[-1])
+        self.assertEqual(alice[alice.index("--call-timeout") + 1], "5")
+
     def test_a_compile_that_never_ends_is_stopped(self):
         self.submit("template_bomb", "FAKE_COMPILE_HANG")
         finished = self.grade("--compile-timeout", "1")
         self.assertEqual(self.gradebook()["template_bomb"]["status"], "compile timed out", finished.stderr)
+
+
+class Sandbox(GraderTestCase):
+    def fake_bwrap(self, message):
+        """A bwrap on PATH that fails as one without user namespaces does."""
+        folder = os.path.join(self.root, "bin")
+        self.write(os.path.join(folder, "bwrap"), f"#!/bin/sh\necho '{message}' >&2\nexit 1\n")
+        os.chmod(os.path.join(folder, "bwrap"), 0o755)
+        return {"PATH": folder + os.pathsep + os.environ["PATH"]}
+
+    def test_the_sandbox_is_recorded(self):
+        if why_no_sandbox():
+            self.skipTest(why_no_sandbox())
+        self.submit("alice", "all fine")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertIn("Sandbox: each student's code runs under bubblewrap", finished.stdout)
+        record = json.load(open(os.path.join(self.out, "run.json")))
+        self.assertTrue(record["sandbox"]["used"])
+        self.assertTrue(record["sandbox"]["command"][0].endswith("bwrap"))
+        self.assertIn("runners sandboxed (bwrap)", open(os.path.join(self.out, "summary.md")).read())
+
+    def test_no_sandbox_is_recorded_and_shown(self):
+        self.submit("alice", "all fine")
+        finished = self.grade("--no-sandbox")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertIn("WARNING: --no-sandbox", finished.stdout)
+        record = json.load(open(os.path.join(self.out, "run.json")))
+        self.assertEqual(record["sandbox"]["used"], False)
+        self.assertIn("--no-sandbox", record["sandbox"]["reason"])
+        self.assertEqual(record["sessions"][-1]["sandbox"], False)
+        for summary in ("summary.md", "summary.html"):
+            self.assertIn("runners NOT sandboxed: --no-sandbox", open(os.path.join(self.out, summary)).read())
+        self.assertEqual(self.gradebook()["alice"]["status"], "graded")
+
+    def test_a_sandbox_that_cannot_start_stops_grading_and_says_why(self):
+        self.submit("alice", "all fine")
+        finished = self.grade(env=self.fake_bwrap("bwrap: setting up uid map: Permission denied"))
+        self.assertEqual(finished.returncode, 3, finished.stdout + finished.stderr)
+        self.assertIn("cannot start here", finished.stderr)
+        self.assertIn("bwrap: setting up uid map: Permission denied", finished.stderr)
+        self.assertIn("--no-sandbox", finished.stderr)
+        self.assertFalse(os.path.exists(self.out), "a run that could not start leaves nothing")
+
+    def test_without_a_gpu_a_sandbox_that_cannot_start_does_not_matter(self):
+        self.submit("alice", "all fine")
+        finished = self.grade(env=dict(self.fake_bwrap("bwrap: No permissions to create new namespace"),
+                                       FAKE_NO_GPU="1"))
+        self.assertEqual(finished.returncode, 1, finished.stdout + finished.stderr)
+        record = json.load(open(os.path.join(self.out, "run.json")))
+        self.assertEqual(record["sandbox"]["used"], False)
+        self.assertIn("no GPU here", record["sandbox"]["reason"])
+        self.assertIn("No permissions to create new namespace", record["sandbox"]["reason"])
+
+
+class ExitCodes(GraderTestCase):
+    def test_0_only_when_every_row_is_final(self):
+        self.assertEqual(exit_status(["graded", "crashed", "compile error", "build not loadable"]), EXIT_DONE)
+        for waiting in ("not graded yet", "not run: no GPU", "compiled"):
+            self.assertEqual(exit_status(["graded", waiting]), EXIT_NOT_FINAL, waiting)
+
+    def test_a_gpu_that_stops_being_usable_leaves_rows_to_grade_later(self):
+        self.submit("a_first", "all fine")
+        self.submit("b_gpu_gone", "FAKE_NO_GPU_NOW")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 1, finished.stdout + finished.stderr)
+        self.assertIn("1 rows are not final (not run: no GPU)", finished.stderr)
+        self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
+                         {"a_first": "graded", "b_gpu_gone": "not run: no GPU"})
+
+
+def ended(code=None, signal_number=None, timed_out=False, output_exceeded=False, output=b""):
+    return Finished(exit_code=code, signal_number=signal_number, timed_out=timed_out,
+                    output_exceeded=output_exceeded, seconds=1.0, output=output)
+
+
+class Classifies(unittest.TestCase):
+    """Each way a lab grader's run can end, and the row it gives."""
+
+    limits = grading.Limits(run_seconds=30, sanitize_seconds=300, output_bytes=1000)
+    checks = [dict(id="step1.correct", verdict="pass"), dict(id="step2.correct", verdict="fail")]
+
+    def results(self, complete=True, trouble=None, running=None):
+        return dict(checks=self.checks, complete=complete, running=running, facts={}, gpu_trouble=trouble)
+
+    def classify(self, finished, results=None, sanitizer=False):
+        return grading.classify(finished, results, self.limits, sanitizer=sanitizer)
+
+    def test_a_complete_run_is_graded_whether_or_not_checks_failed(self):
+        for code in (0, 1):
+            outcome = self.classify(ended(code), self.results())
+            self.assertEqual((outcome["status"], outcome["detail"], outcome["checks"]), ("graded", "", self.checks))
+
+    def test_trouble_in_the_runner_names_the_status_and_keeps_the_checks(self):
+        for kind, status in [("crashed", "crashed"), ("timed_out", "timed out"), ("context_lost", "GPU error"),
+                             ("left_work_running", "left GPU work running"),
+                             ("memory_exhausted", "GPU memory exhausted")]:
+            trouble = dict(kind=kind, check="step2.correct", message=f"what {kind} means")
+            for code in (0, 1):
+                outcome = self.classify(ended(code), self.results(trouble=trouble))
+                self.assertEqual(outcome["status"], status, kind)
+                self.assertEqual(outcome["checks"], self.checks, kind)  # their points count
+                self.assertIn(f"what {kind} means", outcome["detail"])
+                self.assertIn("step2.correct", outcome["detail"])
+
+    def test_trouble_of_a_kind_not_known_here_is_the_graders(self):
+        outcome = self.classify(ended(1), self.results(trouble=dict(kind="new_kind", check="x", message="m")))
+        self.assertEqual(outcome["status"], "grader error")
+        self.assertIn("new_kind", outcome["detail"])
+
+    def test_a_build_that_does_not_load_shows_the_runners_message(self):
+        output = b"lab1 runner: dlopen lib.so: undefined symbol: _Z10vector_addPKfS0_Pfm\ncould not be started\n"
+        outcome = self.classify(ended(5, output=output), self.results(complete=False))
+        self.assertEqual(outcome["status"], "build not loadable")
+        self.assertIn("undefined symbol: _Z10vector_addPKfS0_Pfm", outcome["detail"])
+
+    def test_the_lab_graders_own_troubles(self):
+        self.assertEqual(self.classify(ended(77), None)["status"], "not run: no GPU")
+        lost = self.classify(ended(4), self.results(complete=False, trouble=dict(
+            kind="context_lost", check="step1.correct", message="an illegal memory access")))
+        self.assertEqual((lost["status"], lost["detail"]), ("GPU error", "an illegal memory access after step1.correct"))
+        for code in (2, 3):
+            outcome = self.classify(ended(code, output=b"bad option --frobnicate"), None)
+            self.assertEqual(outcome["status"], "grader error")
+            self.assertIn("bad option --frobnicate", outcome["detail"])
+        early = self.classify(ended(0), self.results(complete=False, running="step2.correct"))
+        self.assertEqual(early["status"], "grader error")
+        self.assertIn("exit status 0 before its checks finished during step2.correct", early["detail"])
+
+    def test_what_grade_py_itself_sees(self):
+        crashed = self.classify(ended(signal_number=signal.SIGSEGV), self.results(complete=False, running="step1.speed"))
+        self.assertEqual(crashed["status"], "crashed")
+        self.assertIn("SIGSEGV", crashed["detail"])
+        self.assertIn("during step1.speed", crashed["detail"])
+        late = self.classify(ended(timed_out=True), self.results(complete=False, running="step2.correct"))
+        self.assertEqual((late["status"], late["detail"]), ("timed out", "still running after 30 s during step2.correct"))
+        self.assertEqual(self.classify(ended(output_exceeded=True), None)["status"], "output limit")
+
+    def test_the_memcheck_gate(self):
+        output = b"========= Invalid __global__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error\n"
+        outcome = self.classify(ended(grading.SANITIZER_FOUND_ERRORS, output=output), self.results(), sanitizer=True)
+        self.assertEqual((outcome["status"], outcome["checks"]), ("memory error", []))
+        self.assertIn("Invalid __global__ write", outcome["detail"])
+        late = self.classify(ended(timed_out=True), None, sanitizer=True)
+        self.assertEqual(late["detail"], "still running after 300 s (under compute-sanitizer)")
 
 
 class Resumes(GraderTestCase):
