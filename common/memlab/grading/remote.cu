@@ -460,6 +460,7 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
 std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
   start_runner(side);
   MEMLAB_CHECK(cudaDeviceSynchronize());
+  require_idle_gpu_for(side);
   std::vector<unsigned char> request = request_of(side, kTimeCalls);
   Writer tail;
   tail.raw(index);
