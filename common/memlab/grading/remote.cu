@@ -14,6 +14,7 @@
 #include "memlab/timing.cuh"
 
 #include <cuda.h>
+#include <dirent.h>
 #include <cudaTypedefs.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -41,10 +42,6 @@ enum Status : std::uint8_t { kOk = 0, kFailed = 1 };
 constexpr std::uint32_t kLongestMessage = 64u << 20;
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::string whole_seconds(double seconds) {
   char text[32];
@@ -142,11 +139,13 @@ struct Runner {
   std::vector<double> round_trips_ms;
   double round_trip_ms() const { return round_trips_ms.empty() ? 0.0 : median(round_trips_ms); }
   std::map<std::uint64_t, Shared> sent;  // buffer id -> allocation, as this runner knows them
+  std::vector<pid_t> frozen;              // its processes, stopped between calls (student's only)
 };
 
 RunnerSetup setup;
 Runner runners[2];
 Preamble next_preamble;
+Clock::time_point replied_at;  // when the last reply arrived
 void (*student_trouble_handler)(const Trouble&) = nullptr;
 
 // The idle probe: an empty kernel between two events takes a few microseconds
@@ -185,6 +184,56 @@ IdleProbe& idle_probe() {
 }
 
 Runner& runner_of(Side side) { return runners[static_cast<int>(side)]; }
+void thaw(Side side);
+
+// The processes of a runner: it and every descendant (a sandbox's, or ones the
+// lab's code forked), read from /proc.
+std::vector<pid_t> process_tree(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  if (DIR* proc = ::opendir("/proc")) {
+    while (const dirent* entry = ::readdir(proc)) {
+      const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+      if (pid <= 0) continue;
+      char path[64];
+      std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+      FILE* stat = std::fopen(path, "r");
+      if (stat == nullptr) continue;
+      char line[512] = {};
+      const std::size_t read = std::fread(line, 1, sizeof line - 1, stat);
+      std::fclose(stat);
+      line[read] = '\0';
+      // "pid (name) state ppid ...": the name may hold spaces and parentheses, so read after the last ')'.
+      const char* after_name = std::strrchr(line, ')');
+      char state = 0;
+      int parent = 0;
+      if (after_name != nullptr && std::sscanf(after_name + 1, " %c %d", &state, &parent) == 2) {
+        children[parent].push_back(pid);
+      }
+    }
+    ::closedir(proc);
+  }
+  std::vector<pid_t> tree = {root};
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    for (pid_t child : children[tree[i]]) tree.push_back(child);
+  }
+  return tree;
+}
+
+// Between calls the student's runner is stopped, every process of it: no
+// thread of the lab's code can watch the grader write the next inputs and
+// compute ahead of the timed call, or do anything else unobserved.
+void freeze(Side side) {
+  Runner& runner = runner_of(side);
+  if (side != Side::student || runner.pid <= 0) return;
+  runner.frozen = process_tree(runner.pid);
+  for (pid_t pid : runner.frozen) ::kill(pid, SIGSTOP);
+}
+
+void thaw(Side side) {
+  Runner& runner = runner_of(side);
+  for (pid_t pid : runner.frozen) ::kill(pid, SIGCONT);
+  runner.frozen.clear();
+}
 const std::string& library_of(Side side) {
   return side == Side::student ? setup.student_library : setup.reference_library;
 }
@@ -206,6 +255,7 @@ std::string describe_end(int status) {
 std::string end_runner(Side side, bool kill_it) {
   Runner& runner = runner_of(side);
   if (runner.pid <= 0) return "";
+  thaw(side);
   if (runner.socket >= 0) ::close(runner.socket);
   if (kill_it) {
     ::kill(-runner.pid, SIGKILL);  // its process group: what it started dies with it
@@ -244,6 +294,7 @@ std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned c
   const std::string who = describe(side);
   std::vector<unsigned char> reply;
   Received received = Received::closed;
+  thaw(side);
   if (send_message(runner.socket, request)) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup.call_seconds));
@@ -261,6 +312,8 @@ std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned c
          "the process running " + who + (how.empty() ? " ended" : " " + how) +
              " during the call (a crash, exit() or abort() in the lab's code?)");
   }
+  replied_at = Clock::now();  // before the freeze, which no timed call should pay for
+  freeze(side);
   return reply;
 }
 
@@ -300,10 +353,12 @@ constexpr int kRoundTrips = 31;
 // again before every timed call, so a slow start or a drift of the machine
 // moves the figure taken off with it.
 void measure_round_trip(Side side) {
+  const std::vector<unsigned char> request = request_of(side, kEmptyKernel);
+  thaw(side);
   const Clock::time_point start = Clock::now();
-  check_reply(side, send_and_wait(side, request_of(side, kEmptyKernel)));
+  check_reply(side, send_and_wait(side, request));
   std::vector<double>& trips = runner_of(side).round_trips_ms;
-  trips.push_back(seconds_since(start) * 1e3);
+  trips.push_back(std::chrono::duration<double, std::milli>(replied_at - start).count());
   if (trips.size() > static_cast<std::size_t>(kRoundTrips)) trips.erase(trips.begin());
 }
 
@@ -415,10 +470,10 @@ RemoteClock& remote_clock() {
   return clock;
 }
 
-// Before a timed call of the reference, the GPU must be idle: work the
-// student's code left running would slow the reference and flatter the student.
-static void require_idle_gpu_for(Side side) {
-  if (side != Side::reference) return;
+// Before a timed call, the GPU must be idle: work the student's code left
+// running would slow the reference and flatter the student, or would have
+// computed the student's answer before its timed call began.
+static void require_idle_gpu_for(Side) {
   IdleProbe& probe = idle_probe();
   for (int wait = 0; wait < 5; ++wait) {
     if (probe.idle()) return;
@@ -428,8 +483,8 @@ static void require_idle_gpu_for(Side side) {
   if (probe.idle()) {
     fail(Side::student, "left_work_running",
          "the GPU stayed busy after the student's code returned: work it launched was still running when the "
-         "reference was to be timed (its process was ended). A lab function must finish its work before it returns, "
-         "or leave it on the stream it was given.");
+         "next call was to be timed (its process was ended). A lab function's work must be done when the call "
+         "ends, and nothing may run between calls.");
   }
   throw RunnerError("the GPU is busy with another process's work: timings here would be wrong; grade on an idle GPU");
 }
@@ -449,9 +504,13 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
   tail.raw(index);
   request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
   request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
+  thaw(side);
   const Clock::time_point start = Clock::now();
   std::vector<unsigned char> reply = send_and_wait(side, request);
-  const double milliseconds = seconds_since(start) * 1e3 - runner_of(side).round_trip_ms();
+  // The smaller of the two runners' round trips: the student's runner cannot
+  // make its own empty calls slow to have more taken off its timed ones.
+  const double round_trip_ms = std::min(runner_of(Side::student).round_trip_ms(), runner_of(Side::reference).round_trip_ms());
+  const double milliseconds = std::chrono::duration<double, std::milli>(replied_at - start).count() - round_trip_ms;
   Reader in = check_reply(side, reply);
   if (clock.running()) clock.add(milliseconds);
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
