@@ -282,10 +282,11 @@ class Classifies(unittest.TestCase):
         self.assertEqual(self.classify(ended(output_exceeded=True), None)["status"], "output limit")
 
     def test_the_memcheck_gate(self):
-        output = b"========= Invalid __global__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error\n"
+        output = (b"  step 1  vector_add is correct ... ========= Invalid __global__ write of size 4 bytes\n"
+                  b"=========     at corpus_one_past(float *, int)+0x50\n========= ERROR SUMMARY: 1 error\n")
         outcome = self.classify(ended(grading.SANITIZER_FOUND_ERRORS, output=output), self.results(), sanitizer=True)
         self.assertEqual((outcome["status"], outcome["checks"]), ("memory error", []))
-        self.assertIn("Invalid __global__ write", outcome["detail"])
+        self.assertEqual(outcome["detail"].splitlines()[1], "========= Invalid __global__ write of size 4 bytes")
         late = self.classify(ended(timed_out=True), None, sanitizer=True)
         self.assertEqual(late["detail"], "still running after 300 s (under compute-sanitizer)")
 
