@@ -342,7 +342,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if have_gpu and sandbox is None and not args.no_sandbox:
                 raise SetupFailed(
                     f"the sandbox for students' code cannot start here: {no_sandbox_because}\n"
-                    "Install bubblewrap (scripts/bootstrap.sh does; scripts/carry-deps.sh carries it to a server "
+                    "Install bubblewrap (scripts/bootstrap.sh --grading does; scripts/carry-deps.sh carries it to a server "
                     "without network), allow it user namespaces, or grade with --no-sandbox "
                     "(GRADE_ARGS=--no-sandbox) to run students' code unconfined.")
             if not have_gpu and sandbox is None and not args.no_sandbox:
@@ -352,6 +352,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             if sandbox is not None:
                 print("Sandbox: each student's code runs under bubblewrap, with no network, its own process, IPC "
                       "and user namespaces, and the course, OUT, the submissions, /home and /root hidden.", flush=True)
+                if os.geteuid() == 0:
+                    # The sandbox's nobody is root to the kernel's permission checks outside it.
+                    print("WARNING: grading as root: students' code can read root-only files (read-only) outside "
+                          "the hidden folders; grade as an unprivileged user.", flush=True)
             elif have_gpu:
                 print("WARNING: --no-sandbox: students' code runs unconfined, with your user's rights.", flush=True)
         limits = grading.Limits(compile_seconds=args.compile_timeout, output_bytes=args.output_limit)
