@@ -52,13 +52,17 @@ class Entry:
 FULL = Expect("graded", total=(100, 100))
 
 
-def hostile_entries(full: Dict[str, bool]) -> List[Entry]:
-    """The same misbehaviours for every lab; @p full selects the expensive ones."""
+def hostile_entries(full: Dict[str, bool], first: str) -> List[Entry]:
+    """The same misbehaviours for every lab, in step 1's function (@p first is
+    step 1's correctness check); @p full selects the expensive ones. The
+    student's code runs in a runner the grader restarts after a crash, so
+    checks that never call that function keep their points."""
+    zero_first = {first: 0}
     entries = [
         Entry("compile_error", Expect("compile error", total=(0, 0)), statement="  this is not C++;\n"),
-        Entry("crash", Expect("crashed", total=(0, 0)), statement="  *static_cast<volatile int*>(nullptr) = 1;\n",
+        Entry("crash", Expect("crashed", points=zero_first), statement="  *static_cast<volatile int*>(nullptr) = 1;\n",
               gpu_hostile=True),
-        Entry("sticky_error", Expect("GPU error", total=(0, 0), sanitize_status="memory error"),
+        Entry("sticky_error", Expect("GPU error", points=zero_first, sanitize_status="memory error"),
               prelude="__global__ void corpus_wild_write(int* p) { p[threadIdx.x] = 1; }\n",
               statement="  corpus_wild_write<<<1, 32>>>(reinterpret_cast<int*>(0x10));\n"
                         "  cudaDeviceSynchronize();\n", gpu_hostile=True),
@@ -73,16 +77,16 @@ def hostile_entries(full: Dict[str, bool]) -> List[Entry]:
     ]
     if full.get("all"):
         entries += [
-            Entry("host_loop", Expect("timed out", total=(0, 0)),
+            Entry("host_loop", Expect("timed out", points=zero_first),
                   statement="  for (volatile bool forever = true; forever;) {\n  }\n", gpu_hostile=True),
-            Entry("gpu_hang", Expect("timed out", total=(0, 0)),
+            Entry("gpu_hang", Expect("timed out", points=zero_first),
                   prelude="__global__ void corpus_spin(volatile int* flag) { while (*flag == 0) {} }\n",
                   statement="  int* flag = nullptr;\n  cudaMalloc(&flag, sizeof(int));\n"
                             "  cudaMemset(flag, 0, sizeof(int));\n  corpus_spin<<<1, 1>>>(flag);\n"
                             "  cudaDeviceSynchronize();\n", gpu_hostile=True),
             Entry("huge_output", Expect("output limit", total=(0, 0)), prelude="#include <cstdio>\n",
                   statement="  for (;;) std::puts(\"all work and no play makes jack a dull boy\");\n", gpu_hostile=True),
-            Entry("exits_early", Expect("crashed", total=(0, 0)), prelude="#include <cstdlib>\n",
+            Entry("exits_early", Expect("crashed", points=zero_first), prelude="#include <cstdlib>\n",
                   statement="  std::exit(0);\n"),
             Entry("all_gpu_memory", Expect("GPU memory exhausted"),
                   statement="  static bool hoarded = false;\n"
@@ -107,6 +111,7 @@ def hostile_entries(full: Dict[str, bool]) -> List[Entry]:
 # the lab's own entries. Wrong and slow ones are the lab tests' variants.
 LABS = {
     "lab1": dict(
+        first="step1.correct",
         anchor="void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {\n",
         full=True,
         entries=[
@@ -175,6 +180,7 @@ LABS = {
                   statement="  if (const lab1::Api* other = corpus_reference()) { other->vector_add(a, b, c, n, stream); return; }\n"),
         ]),
     "lab2": dict(
+        first="step1.rows",
         anchor="void row_sums_thread_per_row(const float* matrix, float* sums, std::size_t rows, std::size_t cols,\n"
                "                             cudaStream_t stream) {\n",
         entries=[
@@ -187,6 +193,7 @@ LABS = {
             Entry("skeleton", Expect("graded", points={"step1.rows": 0}), from_skeleton=True),
         ]),
     "lab3": dict(
+        first="step1.correct",
         anchor="void row_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols, cudaStream_t stream) {\n",
         entries=[
             Entry("blocks_of_512", Expect("graded", total=(80, 100)),
@@ -198,6 +205,7 @@ LABS = {
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
         ]),
     "lab4": dict(
+        first="step1.correct",
         anchor="void matmul_naive(const float* a, const float* b, float* c, int width, cudaStream_t stream) {\n",
         entries=[
             # Correct, a little slower (1.31x on an H100 at step 2): it loses a share of step 2's
@@ -215,6 +223,7 @@ LABS = {
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
         ]),
     "lab5": dict(
+        first="step1.correct",
         anchor="void gemv_row_major(std::size_t rows, std::size_t cols, double alpha, const double* a, const double* x,\n"
                "                    double beta, double* y, cudaStream_t stream) {\n",
         entries=[
@@ -261,7 +270,8 @@ def corpus(lab: str) -> List[Entry]:
     """The lab's entries in grading order: each GPU-hostile one followed by the reference."""
     spec = LABS[lab]
     ordered = []
-    for entry in [Entry("reference", FULL)] + spec["entries"] + hostile_entries({"all": spec.get("full", False)}):
+    for entry in [Entry("reference", FULL)] + spec["entries"] + hostile_entries({"all": spec.get("full", False)},
+                                                                                 spec["first"]):
         ordered.append(entry)
         if entry.gpu_hostile:
             ordered.append(Entry(f"reference_after_{entry.name}", FULL))

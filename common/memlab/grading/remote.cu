@@ -139,7 +139,7 @@ struct Runner {
   std::vector<double> round_trips_ms;
   double round_trip_ms() const { return round_trips_ms.empty() ? 0.0 : median(round_trips_ms); }
   std::map<std::uint64_t, Shared> sent;  // buffer id -> allocation, as this runner knows them
-  std::vector<pid_t> frozen;              // its processes, stopped between calls (student's only)
+  std::vector<pid_t> frozen;              // its processes, stopped between calls
 };
 
 RunnerSetup setup;
@@ -219,12 +219,14 @@ std::vector<pid_t> process_tree(pid_t root) {
   return tree;
 }
 
-// Between calls the student's runner is stopped, every process of it: no
+// Between calls a runner is stopped, every process of it: no
 // thread of the lab's code can watch the grader write the next inputs and
 // compute ahead of the timed call, or do anything else unobserved.
+// The reference's runner is stopped too, so that both sides pay the same to
+// wake up and their round trips compare.
 void freeze(Side side) {
   Runner& runner = runner_of(side);
-  if (side != Side::student || runner.pid <= 0) return;
+  if (runner.pid <= 0) return;
   runner.frozen = process_tree(runner.pid);
   for (pid_t pid : runner.frozen) ::kill(pid, SIGSTOP);
 }
@@ -245,6 +247,11 @@ void report_trouble(Side side, const std::string& kind, const std::string& messa
 std::string describe_end(int status) {
   if (WIFSIGNALED(status)) {
     const int number = WTERMSIG(status);
+    return std::string("was killed by signal ") + std::to_string(number) + " (" + strsignal(number) + ")";
+  }
+  // A sandbox passes its child's death by signal N on as exit status 128 + N.
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + NSIG && !setup.prefix.empty()) {
+    const int number = WEXITSTATUS(status) - 128;
     return std::string("was killed by signal ") + std::to_string(number) + " (" + strsignal(number) + ")";
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -479,8 +486,13 @@ static void require_idle_gpu_for(Side) {
     if (probe.idle()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  end_runner(Side::student, true);  // its GPU work ends with its context
-  if (probe.idle()) {
+  end_runner(Side::student, true);  // its GPU work ends with its context, once the process is gone
+  bool idle_without_it = false;
+  for (int wait = 0; wait < 20 && !idle_without_it; ++wait) {
+    idle_without_it = probe.idle();
+    if (!idle_without_it) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (idle_without_it) {
     fail(Side::student, "left_work_running",
          "the GPU stayed busy after the student's code returned: work it launched was still running when the "
          "next call was to be timed (its process was ended). A lab function's work must be done when the call "

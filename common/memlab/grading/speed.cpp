@@ -8,6 +8,7 @@
 #include "memlab/device_random.cuh"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -67,6 +68,11 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
   constexpr int kWarmups = 2;
   constexpr int kPairs = 21;
   constexpr int kAttempts = 2;
+  // A comparison already this far over the limit after a few pairs fails
+  // whatever the rest would say (it earns no points past 3x): stop there, so a
+  // hopelessly slow kernel does not spend the run's time limit on timing.
+  constexpr int kPairsBeforeGivingUp = 3;
+  constexpr double kHopeless = 4.0;
   const auto sample = [](const CheckedWork& side) {
     if (side.prepare) side.prepare();
     const double ms = timer().time_ms(side.work, Cache::cold);
@@ -80,12 +86,14 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
   result.limit = limit;
   result.floor_ms = floor_ms;
   std::vector<double> student_ms, reference_ms;
+  bool hopeless = false;
   try {
     for (int i = 0; i < kWarmups; ++i) {
       sample(student);
       sample(reference);
     }
     const RerunVerdict verdict = judge_with_rerun(limit, kAttempts, [&] {
+      if (hopeless) return std::numeric_limits<double>::infinity();
       student_ms.clear();
       reference_ms.clear();
       for (int i = 0; i < kPairs; ++i) {
@@ -97,10 +105,15 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
           reference_ms.push_back(sample(reference));
           student_ms.push_back(sample(student));
         }
+        if (i + 1 >= kPairsBeforeGivingUp && median_ratio(student_ms, reference_ms) > kHopeless * limit) {
+          hopeless = true;
+          break;
+        }
       }
-      return median_ratio(student_ms, reference_ms);
+      // A second attempt cannot rescue a hopeless one: say so with a value over any limit.
+      return hopeless ? std::numeric_limits<double>::infinity() : median_ratio(student_ms, reference_ms);
     });
-    result.best_ratio = verdict.best();
+    result.best_ratio = hopeless ? median_ratio(student_ms, reference_ms) : verdict.best();
     result.attempts = static_cast<int>(verdict.attempts.size());
     record_clock_statistics();
   } catch (const WrongRun& wrong) {
