@@ -31,7 +31,7 @@ SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
 
 @dataclass
 class Expect:
-    status: str
+    status: str  # or several, "a|b", where the machine's timing decides which a run ends in
     points: Dict[str, float] = field(default_factory=dict)  # exact points of these checks
     below: Dict[str, float] = field(default_factory=dict)   # fewer points than this
     total: Optional[Tuple[float, float]] = None              # inclusive range
@@ -142,7 +142,10 @@ LABS = {
                             "  repeats = (a == last[0] && b == last[1] && c == last[2] && n == last_n) ? repeats + 1 : 0;\n"
                             "  last[0] = a; last[1] = b; last[2] = c; last_n = n;\n"
                             "  if (repeats >= 2) return;\n"),
-            Entry("leaves_work_running", Expect("left GPU work running", points={"step1.speed": 0}),
+            # Its background kernels run either while the grader checks the GPU is idle (then
+            # the runner is ended: "left GPU work running") or, launched by a thread the
+            # grader stopped, inside its own next calls, which then run out of time.
+            Entry("leaves_work_running", Expect("left GPU work running|timed out", points={"step1.speed": 0}),
                   prelude="#include <chrono>\n#include <thread>\n"
                           "__global__ void corpus_busy(long long cycles) {\n"
                           "  const long long start = clock64();\n  while (clock64() - start < cycles) {}\n}\n",
@@ -322,7 +325,7 @@ def check(expected_path: str, results: str, sanitize: bool = False, without_gpu:
         elif row["status"] == "not run: no GPU" and not without_gpu:
             no_gpu = True
         else:
-            if row["status"] != status:
+            if row["status"] not in status.split("|"):
                 problems.append(f"status {row['status']!r}, expected {status!r}")
             total = float(row["total"])
             if status == "not run: no GPU" and total != 0:
