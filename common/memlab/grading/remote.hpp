@@ -117,24 +117,30 @@ cudaStream_t runner_stream();
 template <typename T, typename = void>
 struct Codec {
   static_assert(std::is_trivially_copyable_v<T>, "a lab function's parameter or result cannot cross processes");
+  /// Writes @p value.
   static void put(Writer& out, const T& value) { out.raw(value); }
+  /// Reads a value.
   static T get(Reader& in) { return in.raw<T>(); }
 };
 
 /// The stream: each side uses the runner's own.
 template <>
 struct Codec<cudaStream_t> {
+  /// Writes nothing.
   static void put(Writer&, cudaStream_t) {}
+  /// The runner's own stream.
   static cudaStream_t get(Reader&) { return runner_stream(); }
 };
 
 /// Device pointers.
 template <typename T>
 struct Codec<T*, std::enable_if_t<!std::is_same_v<T*, cudaStream_t>>> {
+  /// Writes @p pointer as a SharedPointer (or a null flag).
   static void put(Writer& out, T* pointer) {
     out.raw<std::uint8_t>(pointer != nullptr);
     if (pointer != nullptr) out.raw(share(pointer));
   }
+  /// The pointer in this process, its allocation opened once.
   static T* get(Reader& in) {
     if (in.raw<std::uint8_t>() == 0) return nullptr;
     return static_cast<T*>(open_shared(in.raw<SharedPointer>()));
@@ -146,10 +152,12 @@ template <typename T>
 struct Codec<std::vector<T>> {
   /// The most elements a result may hold: a runner cannot make the grader allocate without bound.
   static constexpr std::uint64_t kMostElements = std::uint64_t{1} << 20;
+  /// Writes the count, then each value.
   static void put(Writer& out, const std::vector<T>& values) {
     out.raw<std::uint64_t>(values.size());
     for (const T& value : values) Codec<T>::put(out, value);
   }
+  /// Reads a vector; one longer than kMostElements throws.
   static std::vector<T> get(Reader& in) {
     const auto count = in.raw<std::uint64_t>();
     if (count > kMostElements) throw std::runtime_error("a returned list is too long");
