@@ -138,6 +138,9 @@ struct Runner {
   // Recent round trips: an empty kernel launched and waited for, the messages there and back included.
   std::vector<double> round_trips_ms;
   double round_trip_ms() const { return round_trips_ms.empty() ? 0.0 : median(round_trips_ms); }
+  // Recent flush pings before timed calls (make_current_on_gpu), likewise.
+  std::vector<double> flush_pings_ms;
+  double flush_ping_ms() const { return flush_pings_ms.empty() ? 0.0 : median(flush_pings_ms); }
   std::map<std::uint64_t, Shared> sent;  // buffer id -> allocation, as this runner knows them
   std::vector<pid_t> frozen;              // its processes, stopped between calls
 };
@@ -354,6 +357,16 @@ Reader check_reply(Side side, const std::vector<unsigned char>& reply);
 
 // Round trips kept per runner; their median is taken off each timed call.
 constexpr int kRoundTrips = 31;
+// How much longer than usual the messages before a timed call may take before
+// the excess counts as work done ahead of the call (milliseconds).
+constexpr double kHonestJitter_ms = 0.05;
+
+// Keeps the last kRoundTrips of @p value in @p recent.
+void keep_recent(std::vector<double>& recent, double value) {
+  recent.push_back(value);
+  if (recent.size() > static_cast<std::size_t>(kRoundTrips)) recent.erase(recent.begin());
+}
+
 
 // The round trip: what a call of a kernel that does nothing takes by the
 // grader's clock (the messages, the launch, the wait for the GPU). Measured
@@ -364,9 +377,7 @@ void measure_round_trip(Side side) {
   thaw(side);
   const Clock::time_point start = Clock::now();
   check_reply(side, send_and_wait(side, request));
-  std::vector<double>& trips = runner_of(side).round_trips_ms;
-  trips.push_back(std::chrono::duration<double, std::milli>(replied_at - start).count());
-  if (trips.size() > static_cast<std::size_t>(kRoundTrips)) trips.erase(trips.begin());
+  keep_recent(runner_of(side).round_trips_ms, std::chrono::duration<double, std::milli>(replied_at - start).count());
 }
 
 // The GPU runs one process's kernels at a time, and switching to another
@@ -374,11 +385,21 @@ void measure_round_trip(Side side) {
 // kernels take. A flush of L2 in the runner makes its context the GPU's
 // current one, and leaves the cache cold, so the timed call that follows
 // starts as an untimed one would.
-void make_current_on_gpu(Side side) {
+double make_current_on_gpu(Side side) {
   const Preamble timed_call = next_preamble;
   next_preamble = Preamble{true, 0};
-  check_reply(side, send_and_wait(side, request_of(side, kPing)));
+  const std::vector<unsigned char> request = request_of(side, kPing);
   next_preamble = timed_call;
+  thaw(side);
+  const Clock::time_point start = Clock::now();
+  check_reply(side, send_and_wait(side, request));
+  return std::chrono::duration<double, std::milli>(replied_at - start).count();
+}
+
+// The smaller of the two runners' medians of @p figure: the student's runner
+// cannot make its own messages slow to have more taken off its timed calls.
+double smaller_median(double (Runner::*figure)() const) {
+  return std::min((runner_of(Side::student).*figure)(), (runner_of(Side::reference).*figure)());
 }
 
 Reader check_reply(Side side, const std::vector<unsigned char>& reply) {
@@ -508,7 +529,7 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
   RemoteClock& clock = remote_clock();
   if (clock.running()) {
     require_idle_gpu_for(side);
-    make_current_on_gpu(side);
+    keep_recent(runner_of(side).flush_pings_ms, make_current_on_gpu(side));
     measure_round_trip(side);
   }
   std::vector<unsigned char> request = request_of(side, kCall);
@@ -519,12 +540,21 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
   thaw(side);
   const Clock::time_point start = Clock::now();
   std::vector<unsigned char> reply = send_and_wait(side, request);
-  // The smaller of the two runners' round trips: the student's runner cannot
-  // make its own empty calls slow to have more taken off its timed ones.
-  const double round_trip_ms = std::min(runner_of(Side::student).round_trip_ms(), runner_of(Side::reference).round_trip_ms());
-  const double milliseconds = std::chrono::duration<double, std::milli>(replied_at - start).count() - round_trip_ms;
+  double milliseconds = std::chrono::duration<double, std::milli>(replied_at - start).count();
   Reader in = check_reply(side, reply);
-  if (clock.running()) clock.add(milliseconds);
+  if (clock.running()) {
+    // The runner's threads run during the flush ping and the empty call just
+    // before, once the inputs are in place: GPU work started then (an answer
+    // computed ahead) makes them slow, and what they took beyond their usual
+    // time, past the jitter an honest runner shows, is charged to the call.
+    const Runner& runner = runner_of(side);
+    const double base_trip = smaller_median(&Runner::round_trip_ms);
+    const double base_flush = smaller_median(&Runner::flush_ping_ms);
+    const double extra = std::max(0.0, runner.round_trips_ms.back() - base_trip) +
+                         std::max(0.0, runner.flush_pings_ms.back() - base_flush);
+    milliseconds += (extra > kHonestJitter_ms ? extra : 0.0) - base_trip;
+    clock.add(milliseconds);
+  }
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
 }
 
