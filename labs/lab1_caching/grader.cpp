@@ -286,6 +286,9 @@ std::string describe_footprint(std::size_t footprint, std::size_t l2) {
 std::string beyond_int_range() {
   const std::size_t n = (std::size_t{1} << 31) + 4099;
   const std::size_t needed = 3 * (n + memlab::kGuardElements) * sizeof(float);
+  // Memory the student's code holds must not decide whether this check runs:
+  // its runner is ended first (the next call starts a new one).
+  remote::kill_runner(remote::Side::student);
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -350,6 +353,14 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer][t
   // shows the waits: they come after the hold.
   const std::size_t n = elements_for(grading::device().l2_bytes / 2);
   Arrays& arr = arrays(n);
+  // time_launches must launch vector_add on the arrays it is given: c is
+  // checked after one call as after a timed run of step 1.
+  const grading::CheckedWork launches = checked_vector_add(student(), arr, n);
+  launches.prepare();
+  student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
+  if (const std::string wrong = launches.verify(); !wrong.empty()) {
+    FAIL("after time_launches, " << wrong << ": it must launch vector_add on the arrays it is given");
+  }
   constexpr int kRounds = 15;
   std::vector<std::vector<double>> theirs(kLaunches), ours(kLaunches);
   for (int round = 0; round < kRounds; ++round) {
@@ -386,6 +397,30 @@ TEST_CASE("time_launches agrees with the grader's own events", "[step2][timer][t
   if (worst > kTimerAgreement) {
     FAIL(table.str() << "(medians of " << kRounds << " rounds at "
                      << describe_footprint(n * kBytesPerElement, grading::device().l2_bytes) << ")");
+  }
+  // A timer that agrees with launches made to take a fixed time would agree
+  // with anything: at this footprint the cache shows in the reference's
+  // launches, measured the same way in its own runner, and must show in the
+  // student's too.
+  std::vector<std::vector<double>> references(kLaunches);
+  for (int round = 0; round < 5; ++round) {
+    const std::vector<double> ms = time_launches_in_runner(remote::Side::reference, arr, n);
+    for (int i = 0; i < kLaunches; ++i) references[i].push_back(ms[i]);
+  }
+  const auto warm_speedup = [](const std::vector<std::vector<double>>& launch_ms) {
+    std::vector<double> warm;
+    for (int i = 1; i < kLaunches; ++i) warm.push_back(memlab::median(launch_ms[i]));
+    return memlab::median(launch_ms[0]) / memlab::median(warm);
+  };
+  const double reference_speedup = warm_speedup(references);
+  const double student_speedup = warm_speedup(ours);
+  grading::value("reference_warm_speedup", reference_speedup);
+  grading::value("student_warm_speedup", student_speedup);
+  if (reference_speedup >= kClearlyFaster + 0.1 && student_speedup < kNoSpeedup) {
+    FAIL(format_text("by the grader's events your vector_add runs as fast from DRAM as from L2 here "
+                     "(launch 1 %.4f ms, launches 2-5 %.2fx faster; the reference's %.2fx): it must do "
+                     "nothing but add, so that the timer is checked on what the lab measures",
+                     memlab::median(ours[0]), student_speedup, reference_speedup));
   }
 }
 
