@@ -188,11 +188,19 @@ IdleProbe& idle_probe() {
 
 Runner& runner_of(Side side) { return runners[static_cast<int>(side)]; }
 void thaw(Side side);
+std::string end_runner(Side side, bool kill_it);
+[[noreturn]] void fail(Side side, const std::string& kind, const std::string& message);
 
 // The processes of a runner: it and every descendant (a sandbox's, or ones the
-// lab's code forked), read from /proc.
-std::vector<pid_t> process_tree(pid_t root) {
-  std::map<pid_t, std::vector<pid_t>> children;
+// lab's code forked), read from /proc, with whether each is stopped.
+struct Process {
+  pid_t pid;
+  bool stopped;
+};
+
+std::vector<Process> process_tree(pid_t root) {
+  std::map<pid_t, std::vector<Process>> children;
+  bool root_stopped = false;
   if (DIR* proc = ::opendir("/proc")) {
     while (const dirent* entry = ::readdir(proc)) {
       const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
@@ -210,28 +218,51 @@ std::vector<pid_t> process_tree(pid_t root) {
       char state = 0;
       int parent = 0;
       if (after_name != nullptr && std::sscanf(after_name + 1, " %c %d", &state, &parent) == 2) {
-        children[parent].push_back(pid);
+        const bool stopped = state == 'T' || state == 't';
+        children[parent].push_back({pid, stopped});
+        if (pid == root) root_stopped = stopped;
       }
     }
     ::closedir(proc);
   }
-  std::vector<pid_t> tree = {root};
+  std::vector<Process> tree = {{root, root_stopped}};
   for (std::size_t i = 0; i < tree.size(); ++i) {
-    for (pid_t child : children[tree[i]]) tree.push_back(child);
+    for (const Process& child : children[tree[i].pid]) tree.push_back(child);
   }
   return tree;
 }
 
-// Between calls a runner is stopped, every process of it: no
-// thread of the lab's code can watch the grader write the next inputs and
-// compute ahead of the timed call, or do anything else unobserved.
+// Between calls a runner is stopped, every process of it: no thread of the
+// lab's code can watch the grader write the next inputs and compute ahead of
+// the timed call, or do anything else unobserved. Processes that come and go
+// faster than /proc is read, continuing the runner as they pass, are met by
+// reading it again until every process of the tree is seen stopped.
 // The reference's runner is stopped too, so that both sides pay the same to
 // wake up and their round trips compare.
 void freeze(Side side) {
   Runner& runner = runner_of(side);
   if (runner.pid <= 0) return;
-  runner.frozen = process_tree(runner.pid);
-  for (pid_t pid : runner.frozen) ::kill(pid, SIGSTOP);
+  constexpr int kRounds = 50;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::vector<Process> tree = process_tree(runner.pid);
+    bool all_stopped = true;
+    for (const Process& process : tree) {
+      if (std::find(runner.frozen.begin(), runner.frozen.end(), process.pid) == runner.frozen.end()) {
+        runner.frozen.push_back(process.pid);
+      }
+      if (!process.stopped) {
+        ::kill(process.pid, SIGSTOP);
+        all_stopped = false;
+      }
+    }
+    if (all_stopped) return;
+    // A stop is delivered shortly after kill() returns: look again a moment later.
+    std::this_thread::sleep_for(std::chrono::microseconds(round < 5 ? 20 : 200));
+  }
+  end_runner(side, true);
+  fail(side, "crashed",
+       "the processes of " + std::string(describe(side)) +
+           " kept starting again when the grader stopped them between calls; they were ended");
 }
 
 void thaw(Side side) {
