@@ -180,10 +180,7 @@ grading::CheckedWork checked_vector_add(const lab1::Api& impl, Arrays& arr, std:
     constexpr std::size_t kChunk = 64;
     constexpr int kChunks = 64;
     std::vector<float> got(kChunk);
-    for (int chunk = 0; chunk < kChunks; ++chunk) {
-      const std::size_t start = chunk == 0 ? 0
-                                : chunk == 1 ? n - std::min(n, kChunk)
-                                             : state->places() % n;
+    for (const std::size_t start : grading::sample_starts(n, kChunk, kChunks, state->places)) {
       const std::size_t count = std::min(kChunk, n - start);
       MEMLAB_CHECK(cudaMemcpy(got.data(), arr.c() + start, count * sizeof(float), cudaMemcpyDeviceToHost));
       for (std::size_t i = 0; i < count; ++i) {

@@ -156,8 +156,7 @@ class GemvProblem {
       std::vector<double> x(shape_.cols);
       for (std::size_t c = 0; c < shape_.cols; ++c) x[c] = memlab::random_value<double>(run->x_seed, c, -1.0, 1.0);
       constexpr int kRows = 48;
-      std::vector<std::size_t> rows = {0, shape_.rows - 1};
-      while (rows.size() < kRows) rows.push_back(run->rows() % shape_.rows);
+      const std::vector<std::size_t> rows = grading::sample_starts(shape_.rows, 1, kRows, run->rows);
       std::vector<double> got(rows.size()), expected(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
         MEMLAB_CHECK(cudaMemcpy(&got[i], y_.data() + rows[i], sizeof(double), cudaMemcpyDeviceToHost));

@@ -31,16 +31,6 @@ namespace memlab::grading {
 
 // ---- Verifying a timed run from samples -------------------------------------
 
-/// Where a timed run's output of @p count elements is sampled, in chunks of
-/// @p chunk elements: the first and the last chunk, and @p chunks - 2 more at
-/// places drawn from @p places when the run is over.
-inline std::vector<std::size_t> sample_starts(std::size_t count, std::size_t chunk, int chunks,
-                                              std::mt19937_64& places) {
-  std::vector<std::size_t> starts = {0, count - std::min(count, chunk)};
-  for (int i = 2; i < chunks; ++i) starts.push_back(places() % count);
-  return starts;
-}
-
 /// True if every 32-bit word of @p value is @p pattern, the poison() of the
 /// run: nothing wrote it.
 template <typename T>

@@ -126,12 +126,6 @@ CUresult allocation_of(CUdeviceptr address, CUdeviceptr* base, std::size_t* size
   return get(base, size, address);
 }
 
-// An allocation of the grader's that a runner has been sent.
-struct Shared {
-  CUdeviceptr base = 0;
-  SharedPointer pointer;
-};
-
 struct Runner {
   pid_t pid = -1;
   int socket = -1;
@@ -141,7 +135,7 @@ struct Runner {
   // Recent flush pings before timed calls (make_current_on_gpu), likewise.
   std::vector<double> flush_pings_ms;
   double flush_ping_ms() const { return flush_pings_ms.empty() ? 0.0 : median(flush_pings_ms); }
-  std::map<std::uint64_t, Shared> sent;  // buffer id -> allocation, as this runner knows them
+  std::map<std::uint64_t, CUdeviceptr> sent;  // buffer id -> base of an allocation this runner was sent
   std::vector<pid_t> frozen;              // its processes, stopped between calls
 };
 
@@ -367,7 +361,7 @@ std::vector<unsigned char> request_of(Side side, Kind kind) {
   std::vector<std::uint64_t> released;
   for (auto it = runner.sent.begin(); it != runner.sent.end();) {
     unsigned long long id = 0;
-    const CUresult alive = buffer_id_of(it->second.base, &id);
+    const CUresult alive = buffer_id_of(it->second, &id);
     if (alive != CUDA_SUCCESS || id != it->first) {
       released.push_back(it->first);
       it = runner.sent.erase(it);
@@ -502,7 +496,7 @@ SharedPointer share(const void* device_pointer) {
   shared.buffer_id = id;
   shared.offset = address - base;
   MEMLAB_CHECK(cudaIpcGetMemHandle(&shared.handle, reinterpret_cast<void*>(base)));
-  for (Runner& runner : runners) runner.sent.emplace(id, Shared{base, shared});
+  for (Runner& runner : runners) runner.sent.emplace(id, base);
   return shared;
 }
 

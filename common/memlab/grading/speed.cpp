@@ -34,28 +34,6 @@ std::string SpeedComparison::explain() const {
                      best_ratio, pairs, attempts > 1 ? ", measured twice" : "", limit);
 }
 
-SpeedComparison compare_speed(const Work& student, const Work& reference, double limit) {
-  constexpr int kWarmups = 2;
-  constexpr int kPairs = 21;
-  constexpr int kAttempts = 2;
-  SpeedComparison result;
-  result.limit = limit;
-  Interleaved last;
-  const RerunVerdict verdict = judge_with_rerun(limit, kAttempts, [&] {
-    last = timer().compare(student, reference, {kWarmups, kPairs, Cache::cold});
-    return last.median_ratio;
-  });
-  result.best_ratio = verdict.best();
-  result.attempts = static_cast<int>(verdict.attempts.size());
-  result.student_ms = median(last.a_ms);
-  result.reference_ms = median(last.b_ms);
-  result.ratio = last.median_ratio;
-  result.pairs = last.a_ms.size();
-  recorder().current().speed_only = true;
-  record_clock_statistics();
-  return result;
-}
-
 namespace {
 // A run's wrong result: the student's fails the check, the reference's is the grader's own fault.
 struct WrongRun : std::runtime_error {
@@ -135,6 +113,10 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
 std::uint64_t unpredictable_seed() {
   static std::random_device source;
   return (static_cast<std::uint64_t>(source()) << 32) ^ source();
+}
+
+SpeedComparison compare_speed(const Work& student, const Work& reference, double limit) {
+  return compare_speed(CheckedWork{{}, student, {}}, CheckedWork{{}, reference, {}}, limit);
 }
 
 double memory_floor_ms(double bytes) {

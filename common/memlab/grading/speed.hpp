@@ -5,11 +5,14 @@
 
 #include "memlab/timing.cuh"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace memlab::grading {
 
@@ -62,6 +65,16 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
 /// output is sampled: no result can be prepared before the run, and no sampled
 /// element guessed. Correctness checks keep using seed(), which repeats.
 std::uint64_t unpredictable_seed();
+
+/// Where a timed run's output of @p count elements is sampled, in chunks of
+/// @p chunk elements: the first and the last chunk, and @p chunks - 2 more at
+/// places drawn from @p places when the run is over.
+inline std::vector<std::size_t> sample_starts(std::size_t count, std::size_t chunk, int chunks,
+                                              std::mt19937_64& places) {
+  std::vector<std::size_t> starts = {0, count - std::min(count, chunk)};
+  for (int i = 2; i < chunks; ++i) starts.push_back(places() % count);
+  return starts;
+}
 
 /// The least milliseconds moving @p bytes through DRAM can take on this GPU:
 /// the bytes at the bandwidth its memory clock and bus width allow.
