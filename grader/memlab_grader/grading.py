@@ -38,6 +38,7 @@ OUTPUT_LIMIT = "output limit"
 GPU_ERROR = "GPU error"
 GPU_MEMORY = "GPU memory exhausted"
 LEFT_GPU_WORK = "left GPU work running"
+RAN_WHILE_STOPPED = "ran while stopped"
 MEMORY_ERROR = "memory error"
 NO_GPU = "not run: no GPU"
 GRADER_ERROR = "grader error"
@@ -60,6 +61,7 @@ TROUBLE_STATUS = {
     "timed_out": TIMED_OUT,
     "context_lost": GPU_ERROR,
     "left_work_running": LEFT_GPU_WORK,
+    "ran_while_stopped": RAN_WHILE_STOPPED,
     "memory_exhausted": GPU_MEMORY,
 }
 SANITIZER_FOUND_ERRORS = 86  # passed to compute-sanitizer as --error-exitcode

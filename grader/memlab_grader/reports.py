@@ -88,6 +88,8 @@ HEADLINES = {
     grading.GPU_MEMORY: "Your code kept the GPU's memory allocated; later checks could not allocate theirs.",
     grading.LEFT_GPU_WORK: "Your function returned while work it launched was still running on the GPU (launched on "
                            "another stream, or never ending?); the checks that ran count.",
+    grading.RAN_WHILE_STOPPED: "Your code ran while the grader had stopped it between calls (a SIGCONT it "
+                               "arranged?); its process was ended. The checks that ran before count.",
     grading.MEMORY_ERROR: "compute-sanitizer found memory errors; the submission was not graded further.",
     grading.NO_GPU: "Compiled, but not run: the grading machine has no GPU.",
     grading.GRADER_ERROR: "The grader could not run your build; tell your instructor.",

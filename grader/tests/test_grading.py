@@ -239,6 +239,7 @@ class Classifies(unittest.TestCase):
     def test_trouble_in_the_runner_names_the_status_and_keeps_the_checks(self):
         for kind, status in [("crashed", "crashed"), ("timed_out", "timed out"), ("context_lost", "GPU error"),
                              ("left_work_running", "left GPU work running"),
+                             ("ran_while_stopped", "ran while stopped"),
                              ("memory_exhausted", "GPU memory exhausted")]:
             trouble = dict(kind=kind, check="step2.correct", message=f"what {kind} means")
             for code in (0, 1):

@@ -296,11 +296,6 @@ int main(int argc, char** argv) {
   report.steps = lab.steps;
   report.steps_requested = steps;
   report.facts = describe_machine(context, student_path);
-  char round_trips[128];
-  std::snprintf(round_trips, sizeof round_trips,
-                "%.1f us (student's), %.1f us (reference's), taken off every timed call",
-                1e3 * remote::round_trip_ms(remote::Side::student), 1e3 * remote::round_trip_ms(remote::Side::reference));
-  report.facts.emplace_back("Runner round trip", round_trips);
   try {
     save_results();  // the file exists from the start, and is writable
   } catch (const std::exception& error) {

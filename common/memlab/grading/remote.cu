@@ -18,6 +18,7 @@
 #include <cudaTypedefs.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -70,23 +71,41 @@ bool send_message(int socket, const std::vector<unsigned char>& payload) {
 
 enum class Received { ok, closed, timed_out, malformed };
 
-// Reads exactly @p size bytes, waiting at most until @p deadline (none if @p deadline is null).
+// CPU time this thread has used, in milliseconds: it stands still while a runner is stopped.
+double thread_cpu_ms() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
+}
+
+// Reads exactly @p size bytes, waiting at most until @p deadline (none if @p
+// deadline is null). For its first kSpinMs of CPU time it spins on the socket:
+// a wake-up from poll() comes tens of microseconds late, and unevenly, and
+// every timed call begins with a request and ends with a reply. A runner
+// stopped between calls keeps its spin for the next one, since its CPU time
+// stands still. Then it sleeps in poll(), so that a long call or an idle
+// runner does not keep a CPU busy.
+constexpr double kSpinMs = 20.0;
+
 Received read_all(int socket, void* data, std::size_t size, const Clock::time_point* deadline) {
   auto* next = static_cast<unsigned char*>(data);
+  const double spin_until = thread_cpu_ms() + kSpinMs;
   while (size > 0) {
-    if (deadline != nullptr) {
-      const double left = std::chrono::duration<double>(*deadline - Clock::now()).count();
-      if (left <= 0) return Received::timed_out;
-      pollfd wait{socket, POLLIN, 0};
-      const int ready = ::poll(&wait, 1, static_cast<int>(std::min(left * 1000.0, 1000.0)) + 1);
-      if (ready < 0 && errno != EINTR) return Received::closed;
-      if (ready <= 0) continue;
+    const ssize_t got = ::recv(socket, next, size, MSG_DONTWAIT);
+    if (got > 0) {
+      next += got;
+      size -= static_cast<std::size_t>(got);
+      continue;
     }
-    const ssize_t got = ::recv(socket, next, size, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return Received::closed;
-    next += got;
-    size -= static_cast<std::size_t>(got);
+    if (got == 0) return Received::closed;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Received::closed;
+    const Clock::time_point now = Clock::now();
+    if (deadline != nullptr && now >= *deadline) return Received::timed_out;
+    if (thread_cpu_ms() < spin_until) continue;
+    const double left_ms = deadline == nullptr ? 1000.0 : std::chrono::duration<double, std::milli>(*deadline - now).count();
+    pollfd wait{socket, POLLIN, 0};
+    if (::poll(&wait, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1) < 0 && errno != EINTR) return Received::closed;
   }
   return Received::ok;
 }
@@ -129,20 +148,18 @@ CUresult allocation_of(CUdeviceptr address, CUdeviceptr* base, std::size_t* size
 struct Runner {
   pid_t pid = -1;
   int socket = -1;
-  // Recent round trips: an empty kernel launched and waited for, the messages there and back included.
-  std::vector<double> round_trips_ms;
-  double round_trip_ms() const { return round_trips_ms.empty() ? 0.0 : median(round_trips_ms); }
-  // Recent flush pings before timed calls (make_current_on_gpu), likewise.
-  std::vector<double> flush_pings_ms;
-  double flush_ping_ms() const { return flush_pings_ms.empty() ? 0.0 : median(flush_pings_ms); }
+  // The base runner only: recent timed calls of an empty kernel (see
+  // measure_base), whose median is taken off every timed call of either side.
+  std::vector<double> bases_ms;
+  double base_ms() const { return bases_ms.empty() ? 0.0 : median(bases_ms); }
   std::map<std::uint64_t, CUdeviceptr> sent;  // buffer id -> base of an allocation this runner was sent
   std::vector<pid_t> frozen;              // its processes, stopped between calls
+  std::uint64_t switches_when_stopped = 0;  // their threads' context switches once all were stopped
 };
 
 RunnerSetup setup;
-Runner runners[2];
+Runner runners[3];  // by Side
 Preamble next_preamble;
-Clock::time_point replied_at;  // when the last reply arrived
 void (*student_trouble_handler)(const Trouble&) = nullptr;
 
 // The idle probe: an empty kernel between two events takes a few microseconds
@@ -154,6 +171,7 @@ struct IdleProbe {
   Stream stream;
   Event start, stop;
   double calibrated_ms = -1.0;
+  double quick_wall_ms = -1.0;
 
   double once() {
     start.record(stream);
@@ -173,24 +191,48 @@ struct IdleProbe {
     // far above the few microseconds of an idle launch.
     return median_of(5) <= std::max(20.0 * calibrated_ms, 0.25);
   }
+  // An empty kernel launched and waited for (spinning), by the host's clock.
+  double wall_once() {
+    const Clock::time_point begin = Clock::now();
+    idle_probe_kernel<<<1, 1, 0, stream>>>();
+    MEMLAB_CHECK_LAUNCH();
+    cudaError_t state = cudaErrorNotReady;
+    while ((state = cudaStreamQuery(stream)) == cudaErrorNotReady) {
+    }
+    MEMLAB_CHECK(state);
+    return std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
+  }
+  // Waits until the GPU runs no other process's work: while another context's
+  // kernels run, each empty kernel of the grader's waits for a time slice, and
+  // the GPU goes back to the other context between them. Returns false if it
+  // is still busy after @p limit_seconds.
+  bool settle(double limit_seconds) {
+    if (quick_wall_ms < 0) {
+      std::vector<double> ms;
+      for (int i = 0; i < 21; ++i) ms.push_back(wall_once());
+      quick_wall_ms = median(ms);
+    }
+    const Clock::time_point begin = Clock::now();
+    while (wall_once() > std::max(4.0 * quick_wall_ms, 0.03)) {
+      if (std::chrono::duration<double>(Clock::now() - begin).count() > limit_seconds) return false;
+    }
+    return true;
+  }
 };
 
-IdleProbe& idle_probe() {
-  static IdleProbe probe;
-  return probe;
-}
-
 Runner& runner_of(Side side) { return runners[static_cast<int>(side)]; }
-void thaw(Side side);
 std::string end_runner(Side side, bool kill_it);
 [[noreturn]] void fail(Side side, const std::string& kind, const std::string& message);
 
 // The processes of a runner: it and every descendant (a sandbox's, or ones the
-// lab's code forked), read from /proc, with whether each is stopped.
+// lab's code forked), read from /proc, with whether each is stopped (or has
+// ended and waits to be reaped: it cannot run again either).
 struct Process {
   pid_t pid;
   bool stopped;
 };
+
+bool cannot_run(char state) { return state == 'T' || state == 't' || state == 'Z' || state == 'X'; }
 
 std::vector<Process> process_tree(pid_t root) {
   std::map<pid_t, std::vector<Process>> children;
@@ -212,9 +254,8 @@ std::vector<Process> process_tree(pid_t root) {
       char state = 0;
       int parent = 0;
       if (after_name != nullptr && std::sscanf(after_name + 1, " %c %d", &state, &parent) == 2) {
-        const bool stopped = state == 'T' || state == 't';
-        children[parent].push_back({pid, stopped});
-        if (pid == root) root_stopped = stopped;
+        children[parent].push_back({pid, cannot_run(state)});
+        if (pid == root) root_stopped = cannot_run(state);
       }
     }
     ::closedir(proc);
@@ -226,18 +267,57 @@ std::vector<Process> process_tree(pid_t root) {
   return tree;
 }
 
-// Between calls a runner is stopped, every process of it: no thread of the
-// lab's code can watch the grader write the next inputs and compute ahead of
-// the timed call, or do anything else unobserved. Processes that come and go
-// faster than /proc is read, continuing the runner as they pass, are met by
-// reading it again until every process of the tree is seen stopped.
-// The reference's runner is stopped too, so that both sides pay the same to
-// wake up and their round trips compare.
+// The threads of @p pids: whether every one is stopped, and how many times
+// they have been switched off a CPU in all. A thread that runs, for however
+// short a time, is switched in and out, so the sum moves.
+struct Threads {
+  bool all_stopped = true;
+  std::uint64_t switches = 0;
+};
+
+Threads threads_of(const std::vector<pid_t>& pids) {
+  Threads threads;
+  for (pid_t pid : pids) {
+    char folder[64];
+    std::snprintf(folder, sizeof folder, "/proc/%d/task", pid);
+    DIR* tasks = ::opendir(folder);
+    if (tasks == nullptr) continue;  // reaped
+    while (const dirent* entry = ::readdir(tasks)) {
+      if (entry->d_name[0] == '.') continue;
+      char path[sizeof folder + sizeof entry->d_name + 8];
+      std::snprintf(path, sizeof path, "%s/%s/status", folder, entry->d_name);
+      FILE* status = std::fopen(path, "r");
+      if (status == nullptr) continue;
+      char line[256];
+      while (std::fgets(line, sizeof line, status) != nullptr) {
+        char state = 0;
+        unsigned long long count = 0;
+        if (std::sscanf(line, "State: %c", &state) == 1) {
+          threads.all_stopped = threads.all_stopped && cannot_run(state);
+        } else if (std::sscanf(line, "voluntary_ctxt_switches: %llu", &count) == 1 ||
+                   std::sscanf(line, "nonvoluntary_ctxt_switches: %llu", &count) == 1) {
+          threads.switches += count;
+        }
+      }
+      std::fclose(status);
+    }
+    ::closedir(tasks);
+  }
+  return threads;
+}
+
+// Between calls a runner is stopped, every thread of every process of it: no
+// thread of the lab's code can watch the grader write the next inputs and
+// compute ahead of the timed call, or load the GPU while the other side is
+// timed. Processes that come and go faster than /proc is read, continuing the
+// runner as they pass, are met by reading it again until every process of the
+// tree is seen stopped. The reference's runner is stopped too, so that both
+// sides wake up alike.
 void freeze(Side side) {
   Runner& runner = runner_of(side);
   if (runner.pid <= 0) return;
-  constexpr int kRounds = 50;
-  for (int round = 0; round < kRounds; ++round) {
+  const Clock::time_point begin = Clock::now();
+  for (int round = 0; std::chrono::duration<double>(Clock::now() - begin).count() < 1.0; ++round) {
     const std::vector<Process> tree = process_tree(runner.pid);
     bool all_stopped = true;
     for (const Process& process : tree) {
@@ -249,7 +329,14 @@ void freeze(Side side) {
         all_stopped = false;
       }
     }
-    if (all_stopped) return;
+    if (all_stopped) {
+      // A process counts as stopped once its first thread is; the others stop as they notice.
+      const Threads threads = threads_of(runner.frozen);
+      if (threads.all_stopped) {
+        runner.switches_when_stopped = threads.switches;
+        return;
+      }
+    }
     // A stop is delivered shortly after kill() returns: look again a moment later.
     std::this_thread::sleep_for(std::chrono::microseconds(round < 5 ? 20 : 200));
   }
@@ -259,11 +346,30 @@ void freeze(Side side) {
            " kept starting again when the grader stopped them between calls; they were ended");
 }
 
-void thaw(Side side) {
+// Continues a stopped runner. Nothing of it may have run while it was stopped:
+// only a signal the lab's code arranged itself (a SIGCONT from a timer or
+// another process) can do that, to work while the other side is timed or
+// before its own timed call. Such a runner is ended, and the call fails.
+void require_still_stopped(Side side) {
+  Runner& runner = runner_of(side);
+  if (runner.frozen.empty()) return;
+  const Threads now = threads_of(runner.frozen);
+  if (!now.all_stopped || now.switches != runner.switches_when_stopped) {
+    end_runner(side, true);
+    fail(side, "ran_while_stopped",
+         std::string(describe(side)) +
+             " ran while the grader had stopped it between calls (a SIGCONT it arranged itself?); its process "
+             "was ended. Nothing may run between the calls of the lab's functions.");
+  }
+}
+
+void continue_runner(Side side) {
   Runner& runner = runner_of(side);
   for (pid_t pid : runner.frozen) ::kill(pid, SIGCONT);
   runner.frozen.clear();
 }
+
+// The base runner runs the reference's build, and only ever empty kernels.
 const std::string& library_of(Side side) {
   return side == Side::student ? setup.student_library : setup.reference_library;
 }
@@ -290,7 +396,7 @@ std::string describe_end(int status) {
 std::string end_runner(Side side, bool kill_it) {
   Runner& runner = runner_of(side);
   if (runner.pid <= 0) return "";
-  thaw(side);
+  continue_runner(side);  // a stopped process cannot end by itself
   if (runner.socket >= 0) ::close(runner.socket);
   if (kill_it) {
     ::kill(-runner.pid, SIGKILL);  // its process group: what it started dies with it
@@ -323,13 +429,53 @@ std::string end_runner(Side side, bool kill_it) {
   throw RunnerError(message);
 }
 
-// Sends @p request and waits for the reply; a runner that ends or runs out of time is ended and reported.
-std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned char>& request) {
+IdleProbe& idle_probe() {
+  static IdleProbe probe;
+  return probe;
+}
+
+// The GPU stayed busy: ends the student's runner (its GPU work ends with its
+// context, once the process is gone) and says whose work it was.
+[[noreturn]] void gpu_kept_busy() {
+  end_runner(Side::student, true);
+  for (int wait = 0; wait < 20; ++wait) {
+    if (idle_probe().idle()) {
+      fail(Side::student, "left_work_running",
+           "the GPU stayed busy after the student's code returned: work it launched was still running when the "
+           "grader went on (its process was ended). A lab function's work must be done when the call ends, and "
+           "nothing may run between calls.");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw RunnerError("the GPU is busy with another process's work: timings here would be wrong; grade on an idle GPU");
+}
+
+// Before a timed call, the GPU must be idle: work the student's code left
+// running would slow the reference and flatter the student, or would have
+// computed the student's answer before its timed call began.
+void require_idle_gpu() {
+  for (int wait = 0; wait < 5; ++wait) {
+    if (idle_probe().idle()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  gpu_kept_busy();
+}
+
+// Sends @p request and waits for the reply; a runner that ends or runs out of
+// time is ended and reported. With @p timed_ms, the call is timed by the
+// grader's clock: from before the runner is continued (a thread of it may run
+// from then on) to the moment the GPU is idle again, seen from the grader's own
+// context. A reply sent before the work it launched is done gains nothing: the
+// wait for that work is inside the time.
+std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned char>& request,
+                                         double* timed_ms = nullptr) {
   Runner& runner = runner_of(side);
   const std::string who = describe(side);
   std::vector<unsigned char> reply;
   Received received = Received::closed;
-  thaw(side);
+  require_still_stopped(side);
+  const Clock::time_point started = Clock::now();
+  continue_runner(side);
   if (send_message(runner.socket, request)) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup.call_seconds));
@@ -347,11 +493,13 @@ std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned c
          "the process running " + who + (how.empty() ? " ended" : " " + how) +
              " during the call (a crash, exit() or abort() in the lab's code?)");
   }
-  replied_at = Clock::now();  // before the freeze, which no timed call should pay for
+  if (timed_ms != nullptr) {
+    if (!idle_probe().settle(setup.call_seconds)) gpu_kept_busy();
+    *timed_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  }
   freeze(side);
   return reply;
 }
-
 
 std::vector<unsigned char> request_of(Side side, Kind kind) {
   Runner& runner = runner_of(side);
@@ -380,51 +528,27 @@ std::vector<unsigned char> request_of(Side side, Kind kind) {
 // The reply's result, or the failure it reports thrown.
 Reader check_reply(Side side, const std::vector<unsigned char>& reply);
 
-// Round trips kept per runner; their median is taken off each timed call.
-constexpr int kRoundTrips = 31;
-// How much longer than usual the messages before a timed call may take before
-// the excess counts as work done ahead of the call (milliseconds).
-constexpr double kHonestJitter_ms = 0.05;
+// Base samples kept; their median is taken off each timed call.
+constexpr int kBaseSamples = 31;
 
-// Keeps the last kRoundTrips of @p value in @p recent.
-void keep_recent(std::vector<double>& recent, double value) {
-  recent.push_back(value);
-  if (recent.size() > static_cast<std::size_t>(kRoundTrips)) recent.erase(recent.begin());
-}
-
-
-// The round trip: what a call of a kernel that does nothing takes by the
-// grader's clock (the messages, the launch, the wait for the GPU). Measured
-// again before every timed call, so a slow start or a drift of the machine
-// moves the figure taken off with it.
-void measure_round_trip(Side side) {
-  const std::vector<unsigned char> request = request_of(side, kEmptyKernel);
-  thaw(side);
-  const Clock::time_point start = Clock::now();
-  check_reply(side, send_and_wait(side, request));
-  keep_recent(runner_of(side).round_trips_ms, std::chrono::duration<double, std::milli>(replied_at - start).count());
-}
-
-// The GPU runs one process's kernels at a time, and switching to another
-// process costs about 0.3 ms (measured on an H100): more than many timed
-// kernels take. A flush of L2 in the runner makes its context the GPU's
-// current one, and leaves the cache cold, so the timed call that follows
-// starts as an untimed one would.
-double make_current_on_gpu(Side side) {
-  const Preamble timed_call = next_preamble;
-  next_preamble = Preamble{true, 0};
-  const std::vector<unsigned char> request = request_of(side, kPing);
-  next_preamble = timed_call;
-  thaw(side);
-  const Clock::time_point start = Clock::now();
-  check_reply(side, send_and_wait(side, request));
-  return std::chrono::duration<double, std::milli>(replied_at - start).count();
-}
-
-// The smaller of the two runners' medians of @p figure: the student's runner
-// cannot make its own messages slow to have more taken off its timed calls.
-double smaller_median(double (Runner::*figure)() const) {
-  return std::min((runner_of(Side::student).*figure)(), (runner_of(Side::reference).*figure)());
+// The base: a timed call of an empty kernel to the base runner, just as a
+// timed call runs (the messages, the switch of the GPU to the runner's context
+// and back, the wait until it is idle). Measured again before every timed
+// call, of either side, so a drift of the machine moves the figure taken off
+// with it. A runner of its own: a call to a process that has just run starts
+// sooner (measured: 5-7% of lab 1's timed call, had the reference's own
+// runner measured the base), so a timed call of either side follows the same
+// third process. What the student's runner answers cannot change it.
+void measure_base() {
+  start_runner(Side::base);
+  Runner& base = runner_of(Side::base);
+  const Preamble for_the_call = next_preamble;
+  const std::vector<unsigned char> request = request_of(Side::base, kEmptyKernel);
+  next_preamble = for_the_call;
+  double ms = 0.0;
+  check_reply(Side::base, send_and_wait(Side::base, request, &ms));
+  base.bases_ms.push_back(ms);
+  if (base.bases_ms.size() > static_cast<std::size_t>(kBaseSamples)) base.bases_ms.erase(base.bases_ms.begin());
 }
 
 Reader check_reply(Side side, const std::vector<unsigned char>& reply) {
@@ -465,6 +589,12 @@ void start_runner(Side side) {
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a grader that dies takes its runners with it
+    if (setup.runner_cpu >= 0) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(setup.runner_cpu, &one);
+      ::sched_setaffinity(0, sizeof one, &one);
+    }
     ::setpgid(0, 0);
     ::dup2(sockets[1], 3);  // dup2 clears close-on-exec on the copy
     const int null = ::open("/dev/null", O_RDONLY);
@@ -479,10 +609,17 @@ void start_runner(Side side) {
   runner.pid = pid;
   runner.socket = sockets[0];
 
-  for (int i = 0; i < kRoundTrips; ++i) measure_round_trip(side);
+  if (side == Side::base) {
+    for (int i = 0; i < kBaseSamples; ++i) measure_base();
+  } else {
+    // The first calls of a new process are slow (its context, its module): not the lab function's.
+    for (int i = 0; i < 3; ++i) check_reply(side, send_and_wait(side, request_of(side, kEmptyKernel)));
+  }
 }
 
-const char* describe(Side side) { return side == Side::student ? "the student's code" : "the reference"; }
+const char* describe(Side side) {
+  return side == Side::student ? "the student's code" : side == Side::reference ? "the reference" : "the grader's clock";
+}
 
 SharedPointer share(const void* device_pointer) {
   const auto address = reinterpret_cast<CUdeviceptr>(device_pointer);
@@ -523,70 +660,34 @@ RemoteClock& remote_clock() {
   return clock;
 }
 
-// Before a timed call, the GPU must be idle: work the student's code left
-// running would slow the reference and flatter the student, or would have
-// computed the student's answer before its timed call began.
-static void require_idle_gpu_for(Side) {
-  IdleProbe& probe = idle_probe();
-  for (int wait = 0; wait < 5; ++wait) {
-    if (probe.idle()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  end_runner(Side::student, true);  // its GPU work ends with its context, once the process is gone
-  bool idle_without_it = false;
-  for (int wait = 0; wait < 20 && !idle_without_it; ++wait) {
-    idle_without_it = probe.idle();
-    if (!idle_without_it) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (idle_without_it) {
-    fail(Side::student, "left_work_running",
-         "the GPU stayed busy after the student's code returned: work it launched was still running when the "
-         "next call was to be timed (its process was ended). A lab function's work must be done when the call "
-         "ends, and nothing may run between calls.");
-  }
-  throw RunnerError("the GPU is busy with another process's work: timings here would be wrong; grade on an idle GPU");
-}
-
 std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments) {
   start_runner(side);
   // The runner reads what the grader just wrote: the grader's GPU work must be done first.
   MEMLAB_CHECK(cudaDeviceSynchronize());
   RemoteClock& clock = remote_clock();
   if (clock.running()) {
-    require_idle_gpu_for(side);
-    keep_recent(runner_of(side).flush_pings_ms, make_current_on_gpu(side));
-    measure_round_trip(side);
+    require_idle_gpu();
+    measure_base();
   }
   std::vector<unsigned char> request = request_of(side, kCall);
   Writer tail;
   tail.raw(index);
   request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
   request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
-  thaw(side);
-  const Clock::time_point start = Clock::now();
-  std::vector<unsigned char> reply = send_and_wait(side, request);
-  double milliseconds = std::chrono::duration<double, std::milli>(replied_at - start).count();
+  double milliseconds = 0.0;
+  const std::vector<unsigned char> reply = send_and_wait(side, request, clock.running() ? &milliseconds : nullptr);
   Reader in = check_reply(side, reply);
-  if (clock.running()) {
-    // The runner's threads run during the flush ping and the empty call just
-    // before, once the inputs are in place: GPU work started then (an answer
-    // computed ahead) makes them slow, and what they took beyond their usual
-    // time, past the jitter an honest runner shows, is charged to the call.
-    const Runner& runner = runner_of(side);
-    const double base_trip = smaller_median(&Runner::round_trip_ms);
-    const double base_flush = smaller_median(&Runner::flush_ping_ms);
-    const double extra = std::max(0.0, runner.round_trips_ms.back() - base_trip) +
-                         std::max(0.0, runner.flush_pings_ms.back() - base_flush);
-    milliseconds += (extra > kHonestJitter_ms ? extra : 0.0) - base_trip;
-    clock.add(milliseconds);
-  }
+  if (clock.running()) clock.add(milliseconds - base_ms());
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
 }
 
 std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
+  // Times measured in the student's process are the student's word (its code
+  // can answer for the runner): only the reference's runner's are used.
+  if (side != Side::reference) throw std::logic_error("grading: only the reference's runner times calls itself");
   start_runner(side);
   MEMLAB_CHECK(cudaDeviceSynchronize());
-  require_idle_gpu_for(side);
+  require_idle_gpu();
   std::vector<unsigned char> request = request_of(side, kTimeCalls);
   Writer tail;
   tail.raw(index);
@@ -600,15 +701,34 @@ std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const W
   return ms;
 }
 
-void set_up_runners(const RunnerSetup& given) { setup = given; }
+void set_up_runners(const RunnerSetup& given) {
+  setup = given;
+  // Both runners on one CPU, the grader on the others: a
+  // runner woken on a CPU that has been idle for a while starts tens of
+  // microseconds later than one woken on a CPU that has just run (measured on
+  // the H100 host: the student's calls, which follow the reference's base
+  // measurement, took 20-60 us longer than the reference's own). Sharing one
+  // CPU, each runner finds it as warm as the other did.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  setup.runner_cpu = cpus.back();
+  cpu_set_t own = allowed;  // the grader (and the threads it starts later) on every other CPU
+  CPU_CLR(setup.runner_cpu, &own);
+  ::sched_setaffinity(0, sizeof own, &own);
+}
 
 void stop_runners() {
-  for (Side side : {Side::student, Side::reference}) end_runner(side, false);
+  for (Side side : {Side::student, Side::reference, Side::base}) end_runner(side, false);
 }
 
 void kill_runner(Side side) { end_runner(side, true); }
 
-double round_trip_ms(Side side) { return runner_of(side).round_trip_ms(); }
+double base_ms() { return runner_of(Side::base).base_ms(); }
 
 void on_student_trouble(void (*handler)(const Trouble&)) { student_trouble_handler = handler; }
 

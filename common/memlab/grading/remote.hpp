@@ -37,9 +37,12 @@
 namespace memlab::grading::remote {
 
 /// Whose build a runner holds.
-enum class Side : int { student = 0, reference = 1 };
+/// Whose build a runner holds. Side::base is a second runner of the reference
+/// build that only measures the base of the grader's clock (RemoteClock), so
+/// that a timed call of either side follows another process's call alike.
+enum class Side : int { student = 0, reference = 1, base = 2 };
 
-/// "the student's code" or "the reference".
+/// "the student's code", "the reference" or "the grader's clock".
 const char* describe(Side side);
 
 /// @name Bytes on the wire
@@ -310,9 +313,10 @@ struct Preamble {
 void before_next_call(const Preamble& preamble);
 
 /// Grader side: times @p count calls of function @p index with @p arguments,
-/// back to back on the runner's stream, each between its own pair of CUDA
-/// events recorded by the runner (not the lab's code). Used where launches of
-/// a few microseconds must be told apart, which the grader's clock cannot do.
+/// back to back on the reference's runner's stream, each between its own pair
+/// of CUDA events. Used where launches of a few microseconds must be told
+/// apart, which the grader's clock cannot do. Only for Side::reference: in the
+/// student's runner the lab's code could answer in the runner's place.
 std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count);
 
 namespace detail {
@@ -342,18 +346,19 @@ std::vector<double> time_in_runner(Side side, F Api::*member, int count, Argumen
 }
 
 /// Grader side: the grader's own clock over remote calls. Between start() and
-/// stop_ms(), each call's time is added up: from sending the call to its
-/// answer, which the runner gives only once all the GPU work of its process
-/// is done (on any stream), less the round trip of an empty kernel measured
-/// just before. Nothing the runner says about time is used. Before a timed
-/// call of the reference the GPU is checked idle.
+/// stop_ms(), each call's time is added up: from continuing the stopped runner
+/// and sending the call until, after its answer, the GPU is seen idle from the
+/// grader's own context (so work on any stream or context counts, and an early
+/// answer gains nothing), less the base: the same for an empty kernel in the
+/// base runner, measured just before. Before every timed call the GPU
+/// is checked idle. Nothing the runner says about time is used.
 class RemoteClock : public OutsideClock {
  public:
   /// Starts adding up.
   void start() override;
   /// Milliseconds the calls since start() took, or a negative number if none was made.
   double stop_ms() override;
-  /// Used by call(): adds one call's milliseconds by the grader's clock, round trip taken off.
+  /// Used by call(): adds one call's milliseconds by the grader's clock, base taken off.
   void add(double milliseconds);
   /// True between start() and stop_ms().
   bool running() const { return running_; }
@@ -374,16 +379,17 @@ struct RunnerSetup {
   std::string reference_library;    ///< the reference build
   std::vector<std::string> prefix;  ///< a command the student's runner is started under (the sandbox), may be empty
   double call_seconds = 60.0;       ///< a call that takes longer ends its runner
+  int runner_cpu = -1;              ///< the CPU both runners are kept on (set by set_up_runners), -1 for any
 };
 /// Grader side: sets how runners start; they start at the first call.
 void set_up_runners(const RunnerSetup& setup);
-/// Grader side: starts @p side's runner now if it is not running (and measures
-/// its round trip); throws RunnerError if it cannot be started.
+/// Grader side: starts @p side's runner now if it is not running (the base
+/// runner measures the base); throws RunnerError if it cannot be started.
 void start_runner(Side side);
-/// Grader side: the round trip of an empty kernel's call to @p side's runner,
-/// in milliseconds (median of the recent ones; 0 before it starts): taken off
-/// every timed call.
-double round_trip_ms(Side side);
+/// Grader side: what a timed call of an empty kernel to the base runner
+/// (Side::base) takes, in milliseconds (median of the recent ones; 0 before it
+/// starts): taken off every timed call of either side.
+double base_ms();
 /// Grader side: ends both runners (waiting for them), e.g. at the end of grading.
 void stop_runners();
 /// Grader side: ends @p side's runner now (its GPU work dies with it); the next call starts a new one.

@@ -15,10 +15,17 @@
 namespace memlab::grading {
 
 namespace {
-// The round trips taken off the timed calls, for make reliability.
-void record_clock_statistics() {
-  value("student_round_trip_us", 1e3 * remote::round_trip_ms(remote::Side::student));
-  value("reference_round_trip_us", 1e3 * remote::round_trip_ms(remote::Side::reference));
+// The base taken off the timed calls and the spread of the samples, for make reliability.
+void record_clock_statistics(const std::vector<double>& student_ms, const std::vector<double>& reference_ms) {
+  value("base_us", 1e3 * remote::base_ms());
+  if (student_ms.empty()) return;
+  const std::vector<double> ratios = pair_ratios(student_ms, reference_ms);
+  value("pair_ratio_p10", percentile(ratios, 10));
+  value("pair_ratio_p90", percentile(ratios, 90));
+  value("student_ms_p10", percentile(student_ms, 10));
+  value("student_ms_p90", percentile(student_ms, 90));
+  value("reference_ms_p10", percentile(reference_ms, 10));
+  value("reference_ms_p90", percentile(reference_ms, 90));
 }
 
 }  // namespace
@@ -93,7 +100,7 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
     });
     result.best_ratio = hopeless ? median_ratio(student_ms, reference_ms) : verdict.best();
     result.attempts = static_cast<int>(verdict.attempts.size());
-    record_clock_statistics();
+    record_clock_statistics(student_ms, reference_ms);
   } catch (const WrongRun& wrong) {
     result.wrong_run = wrong.what();
     result.best_ratio = 0.0;
