@@ -26,14 +26,30 @@ inline void require_fits(std::size_t count, std::size_t capacity, const char* wh
 }
 }  // namespace detail
 
-/// Device memory: cudaMalloc and cudaFree.
+/// How DeviceBuffer allocates device memory: cudaMalloc and cudaFree, unless a
+/// program installs another way (the graders install memory their runner
+/// processes can map: memlab/grading/shareable.hpp).
+struct DeviceAllocator {
+  cudaError_t (*allocate)(void** pointer, std::size_t bytes);  ///< allocates @p bytes at @p pointer
+  void (*release)(void* pointer) noexcept;                     ///< frees what allocate() returned (nullptr is fine)
+  const char* call;                                            ///< the allocating call, for error messages
+};
+
+/// The process's DeviceAllocator, to read or replace (before any DeviceBuffer is made).
+inline DeviceAllocator& device_allocator() {
+  static DeviceAllocator allocator{[](void** pointer, std::size_t bytes) { return cudaMalloc(pointer, bytes); },
+                                   [](void* pointer) noexcept { cudaFree(pointer); }, "cudaMalloc"};
+  return allocator;
+}
+
+/// Device memory, through device_allocator().
 struct DeviceMemory {
   /// Allocates @p bytes at @p pointer.
-  static cudaError_t allocate(void** pointer, std::size_t bytes) { return cudaMalloc(pointer, bytes); }
+  static cudaError_t allocate(void** pointer, std::size_t bytes) { return device_allocator().allocate(pointer, bytes); }
   /// Frees what allocate() returned (nullptr is fine).
-  static void release(void* pointer) noexcept { cudaFree(pointer); }
+  static void release(void* pointer) noexcept { device_allocator().release(pointer); }
   /// The allocating call, for error messages.
-  static constexpr const char* call = "cudaMalloc";
+  static const char* call() { return device_allocator().call; }
 };
 
 /// Page-locked host memory: cudaMallocHost and cudaFreeHost. The GPU copies
@@ -44,7 +60,7 @@ struct PinnedMemory {
   /// Frees what allocate() returned (nullptr is fine).
   static void release(void* pointer) noexcept { cudaFreeHost(pointer); }
   /// The allocating call, for error messages.
-  static constexpr const char* call = "cudaMallocHost";
+  static const char* call() { return "cudaMallocHost"; }
 };
 
 /// An array of @p T in @p Memory that frees itself: the ownership that
@@ -60,7 +76,7 @@ class OwnedArray {
     void* pointer = nullptr;
     const cudaError_t code = Memory::allocate(&pointer, count * sizeof(T));
     if (code != cudaSuccess) {
-      throw CudaError(code, std::string(Memory::call) + "(" + std::to_string(count * sizeof(T)) + " bytes)",
+      throw CudaError(code, std::string(Memory::call()) + "(" + std::to_string(count * sizeof(T)) + " bytes)",
                       __FILE__, __LINE__);
     }
     data_ = static_cast<T*>(pointer);

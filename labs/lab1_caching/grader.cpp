@@ -43,15 +43,18 @@ namespace {
 constexpr double kSpeedLimit = 1.25;
 // Step 2: at large footprints, the student's times of the launches in one
 // call of time_launches, added up, against the grader's own clock for the
-// whole call (median over rounds). A correct timer covers all but the few
-// microseconds outside its events; the reference's share is in
-// docs/measurements/trusted-grading.md. Too small a share is a timer that
-// misses launches or has the wrong units; more than the call is impossible.
-constexpr double kTimerAgreement = 1.15;
-constexpr double kMostOfCall = 1.03;
+// whole call (median over rounds). A correct timer covers all but the time
+// outside its events: the reference's share was 0.93-0.99 on an H100 without
+// the sandbox and 0.79-0.97 in it (docs/measurements/trusted-grading.md). A
+// share far below is a timer that misses launches or has the wrong units
+// (a thousandfold off); far above the call, a cumulative timer (about 3x).
+constexpr double kLeastOfCall = 0.6;
+constexpr double kMostOfCall = 1.1;
 constexpr int kClockRounds = 5;
-// Rounds at L2/2, where the warm launches must show the cache.
+// Rounds at L2/2, where the student's warm launches must show at least this
+// share of the cache's gain that the reference's runner measures.
 constexpr int kCacheRounds = 15;
+constexpr double kShareOfCacheGain = 0.2;
 // Step 4: warm launches at least this much faster than the cold one count as
 // "faster", at most kNoSpeedup as "not faster"; in between, the measurement does
 // not decide and that footprint is not graded. Measured speedups (10th to 90th
@@ -394,9 +397,9 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   const double share = memlab::median(shares);
   grading::value("share_of_call", share);
   const std::string share_text = format_text("your events cover %.0f%% of the call", 100 * share);
-  const std::string share_limits = format_text("%.0f%% to %.0f%%", 100 / kTimerAgreement, 100 * kMostOfCall);
+  const std::string share_limits = format_text("%.0f%% to %.0f%%", 100 * kLeastOfCall, 100 * kMostOfCall);
   grading::measured(share_text, share_limits);
-  if (share < 1.0 / kTimerAgreement || share > kMostOfCall) {
+  if (share < kLeastOfCall || share > kMostOfCall) {
     FAIL(rounds.str() << "(your launches' times must add up to what the call took, less the few microseconds "
                       << "outside your events; check the units: milliseconds)");
   }
@@ -441,13 +444,19 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
                     share_limits);
   grading::note("Your timer and the reference's at L2/2, medians of " + std::to_string(kCacheRounds) + " rounds:\n" +
                 table.str());
-  if (reference_speedup >= kClearlyFaster + 0.1 && student_speedup < kNoSpeedup) {
+  // A fifth of the reference's gain: on an H100, where the reference measured
+  // 1.62x to 1.73x, a timer that waits after every launch measured 1.04x to
+  // 1.09x (the host's microseconds between launches hide the cache), one that
+  // waits once at its start 3.2x to 3.6x, and a correct one around a kernel
+  // with one thread per element (slower from L2 than the reference's) 1.20x.
+  const double least = std::max(kNoSpeedup, 1.0 + kShareOfCacheGain * (reference_speedup - 1.0));
+  if (reference_speedup >= kClearlyFaster + 0.1 && student_speedup < least) {
     FAIL(table.str() << format_text("(medians of %d rounds at %s): launches 2-5 are %.2fx faster than launch 1 "
-                                    "by the reference's events and %.2fx by yours. Time each launch with its own "
-                                    "pair of events.",
+                                    "by the reference's events and %.2fx by yours (at least %.2fx needed). Time each "
+                                    "launch with its own pair of events, and do not wait between launches.",
                                     kCacheRounds,
                                     describe_footprint(n * kBytesPerElement, grading::device().l2_bytes).c_str(),
-                                    reference_speedup, student_speedup));
+                                    reference_speedup, student_speedup, least));
   }
 }
 

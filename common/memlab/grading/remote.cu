@@ -7,6 +7,7 @@
 //   reply:   status (u8: 0 ok, 1 failed), then the result, or a message (u32
 //            length, bytes) and whether the runner's GPU context is lost (u8)
 #include "memlab/grading/remote.hpp"
+#include "memlab/grading/shareable.hpp"
 
 #include "memlab/cuda_check.cuh"
 #include "memlab/resources.cuh"
@@ -30,6 +31,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 #include <thread>
 
@@ -52,21 +54,43 @@ std::string whole_seconds(double seconds) {
 
 // ---- sockets -------------------------------------------------------------
 
-bool write_all(int socket, const void* data, std::size_t size) {
+// Sends @p size bytes from @p data; the first piece carries @p descriptors (SCM_RIGHTS).
+bool write_all(int socket, const void* data, std::size_t size, const std::vector<int>& descriptors = {}) {
   const auto* next = static_cast<const unsigned char*>(data);
+  bool descriptors_sent = descriptors.empty();
   while (size > 0) {
-    const ssize_t written = ::send(socket, next, size, MSG_NOSIGNAL);
+    iovec piece{const_cast<unsigned char*>(next), size};
+    msghdr message{};
+    message.msg_iov = &piece;
+    message.msg_iovlen = 1;
+    std::vector<char> control;
+    if (!descriptors_sent) {
+      control.assign(CMSG_SPACE(descriptors.size() * sizeof(int)), 0);
+      message.msg_control = control.data();
+      message.msg_controllen = control.size();
+      cmsghdr* header = CMSG_FIRSTHDR(&message);
+      header->cmsg_level = SOL_SOCKET;
+      header->cmsg_type = SCM_RIGHTS;
+      header->cmsg_len = CMSG_LEN(descriptors.size() * sizeof(int));
+      std::memcpy(CMSG_DATA(header), descriptors.data(), descriptors.size() * sizeof(int));
+    }
+    const ssize_t written = ::sendmsg(socket, &message, MSG_NOSIGNAL);
     if (written < 0 && errno == EINTR) continue;
     if (written <= 0) return false;
+    descriptors_sent = true;
     next += written;
     size -= static_cast<std::size_t>(written);
   }
   return true;
 }
 
-bool send_message(int socket, const std::vector<unsigned char>& payload) {
+// The most file descriptors one message carries (a lab function has far fewer pointer parameters).
+constexpr std::size_t kMostDescriptors = 32;
+
+bool send_message(int socket, const std::vector<unsigned char>& payload, const std::vector<int>& descriptors = {}) {
+  if (descriptors.size() > kMostDescriptors) throw std::logic_error("grading: too many buffers in one call");
   const auto length = static_cast<std::uint32_t>(payload.size());
-  return write_all(socket, &length, sizeof length) && write_all(socket, payload.data(), payload.size());
+  return write_all(socket, &length, sizeof length, descriptors) && write_all(socket, payload.data(), payload.size());
 }
 
 enum class Received { ok, closed, timed_out, malformed };
@@ -87,11 +111,40 @@ double thread_cpu_ms() {
 // runner does not keep a CPU busy.
 constexpr double kSpinMs = 20.0;
 
-Received read_all(int socket, void* data, std::size_t size, const Clock::time_point* deadline) {
+// Reads one piece into @p data and keeps the file descriptors that came with
+// it in @p descriptors (closing them if there is nowhere to keep them, or too many).
+ssize_t receive_piece(int socket, void* data, std::size_t size, std::vector<int>* descriptors) {
+  iovec piece{data, size};
+  char control[CMSG_SPACE(kMostDescriptors * sizeof(int))];
+  msghdr message{};
+  message.msg_iov = &piece;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  const ssize_t got = ::recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (got <= 0) return got;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int descriptor = -1;
+      std::memcpy(&descriptor, CMSG_DATA(header) + i * sizeof(int), sizeof(int));
+      if (descriptors != nullptr && descriptors->size() < kMostDescriptors) {
+        descriptors->push_back(descriptor);
+      } else {
+        ::close(descriptor);
+      }
+    }
+  }
+  return got;
+}
+
+Received read_all(int socket, void* data, std::size_t size, const Clock::time_point* deadline,
+                  std::vector<int>* descriptors = nullptr) {
   auto* next = static_cast<unsigned char*>(data);
   const double spin_until = thread_cpu_ms() + kSpinMs;
   while (size > 0) {
-    const ssize_t got = ::recv(socket, next, size, MSG_DONTWAIT);
+    const ssize_t got = receive_piece(socket, next, size, descriptors);
     if (got > 0) {
       next += got;
       size -= static_cast<std::size_t>(got);
@@ -110,9 +163,11 @@ Received read_all(int socket, void* data, std::size_t size, const Clock::time_po
   return Received::ok;
 }
 
-Received receive_message(int socket, std::vector<unsigned char>& payload, const Clock::time_point* deadline) {
+// Reads one message; the descriptors sent with it go to @p descriptors (closed if it is null).
+Received receive_message(int socket, std::vector<unsigned char>& payload, const Clock::time_point* deadline,
+                         std::vector<int>* descriptors = nullptr) {
   std::uint32_t length = 0;
-  Received result = read_all(socket, &length, sizeof length, deadline);
+  Received result = read_all(socket, &length, sizeof length, deadline, descriptors);
   if (result != Received::ok) return result;
   if (length > kLongestMessage) return Received::malformed;
   payload.resize(length);
@@ -135,16 +190,6 @@ Function driver_function(const char* name) {
   return reinterpret_cast<Function>(function);
 }
 
-CUresult buffer_id_of(CUdeviceptr address, unsigned long long* id) {
-  static const auto get = driver_function<PFN_cuPointerGetAttribute_v4000>("cuPointerGetAttribute");
-  return get(id, CU_POINTER_ATTRIBUTE_BUFFER_ID, address);
-}
-
-CUresult allocation_of(CUdeviceptr address, CUdeviceptr* base, std::size_t* size) {
-  static const auto get = driver_function<PFN_cuMemGetAddressRange_v3020>("cuMemGetAddressRange");
-  return get(base, size, address);
-}
-
 struct Runner {
   pid_t pid = -1;
   int socket = -1;
@@ -152,7 +197,7 @@ struct Runner {
   // measure_base), whose median is taken off every timed call of either side.
   std::vector<double> bases_ms;
   double base_ms() const { return bases_ms.empty() ? 0.0 : median(bases_ms); }
-  std::map<std::uint64_t, CUdeviceptr> sent;  // buffer id -> base of an allocation this runner was sent
+  std::set<std::uint64_t> sent;  // ids of the grader's allocations this runner may have mapped
   std::vector<pid_t> frozen;              // its processes, stopped between calls
   std::uint64_t switches_when_stopped = 0;  // their threads' context switches once all were stopped
 };
@@ -468,7 +513,7 @@ void require_idle_gpu() {
 // context. A reply sent before the work it launched is done gains nothing: the
 // wait for that work is inside the time.
 std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned char>& request,
-                                         double* timed_ms = nullptr) {
+                                         double* timed_ms = nullptr, const std::vector<int>& descriptors = {}) {
   Runner& runner = runner_of(side);
   const std::string who = describe(side);
   std::vector<unsigned char> reply;
@@ -476,7 +521,7 @@ std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned c
   require_still_stopped(side);
   const Clock::time_point started = Clock::now();
   continue_runner(side);
-  if (send_message(runner.socket, request)) {
+  if (send_message(runner.socket, request, descriptors)) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup.call_seconds));
     received = receive_message(runner.socket, reply, &deadline);
@@ -508,13 +553,11 @@ std::vector<unsigned char> request_of(Side side, Kind kind) {
   // Allocations the grader has freed since: the runner closes them.
   std::vector<std::uint64_t> released;
   for (auto it = runner.sent.begin(); it != runner.sent.end();) {
-    unsigned long long id = 0;
-    const CUresult alive = buffer_id_of(it->second, &id);
-    if (alive != CUDA_SUCCESS || id != it->first) {
-      released.push_back(it->first);
-      it = runner.sent.erase(it);
-    } else {
+    if (shareable::alive(*it)) {
       ++it;
+    } else {
+      released.push_back(*it);
+      it = runner.sent.erase(it);
     }
   }
   out.raw<std::uint32_t>(static_cast<std::uint32_t>(released.size()));
@@ -621,19 +664,15 @@ const char* describe(Side side) {
   return side == Side::student ? "the student's code" : side == Side::reference ? "the reference" : "the grader's clock";
 }
 
-SharedPointer share(const void* device_pointer) {
-  const auto address = reinterpret_cast<CUdeviceptr>(device_pointer);
-  CUdeviceptr base = 0;
-  std::size_t size = 0;
-  unsigned long long id = 0;
-  if (allocation_of(address, &base, &size) != CUDA_SUCCESS || buffer_id_of(address, &id) != CUDA_SUCCESS) {
-    throw std::logic_error("grading: a lab function was given a pointer that is not device memory");
-  }
+SharedPointer share(const void* device_pointer, Writer& out) {
+  const std::optional<shareable::Allocation> allocation = shareable::find(device_pointer);
+  if (!allocation) throw std::logic_error("grading: a lab function was given a pointer that is not a shareable buffer");
   SharedPointer shared;
-  shared.buffer_id = id;
-  shared.offset = address - base;
-  MEMLAB_CHECK(cudaIpcGetMemHandle(&shared.handle, reinterpret_cast<void*>(base)));
-  for (Runner& runner : runners) runner.sent.emplace(id, base);
+  shared.buffer_id = allocation->id;
+  shared.size = allocation->size;
+  shared.offset = allocation->offset;
+  shared.descriptor = out.attach(allocation->descriptor);
+  for (Runner& runner : runners) runner.sent.insert(allocation->id);
   return shared;
 }
 
@@ -675,7 +714,8 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
   request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
   request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
   double milliseconds = 0.0;
-  const std::vector<unsigned char> reply = send_and_wait(side, request, clock.running() ? &milliseconds : nullptr);
+  const std::vector<unsigned char> reply =
+      send_and_wait(side, request, clock.running() ? &milliseconds : nullptr, arguments.descriptors());
   Reader in = check_reply(side, reply);
   if (clock.running()) clock.add(milliseconds - base_ms());
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
@@ -694,7 +734,7 @@ std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const W
   tail.raw<std::int32_t>(count);
   request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
   request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
-  const std::vector<unsigned char> reply = send_and_wait(side, request);
+  const std::vector<unsigned char> reply = send_and_wait(side, request, nullptr, arguments.descriptors());
   Reader in = check_reply(side, reply);
   std::vector<double> ms = Codec<std::vector<double>>::get(in);
   if (ms.size() != static_cast<std::size_t>(count)) throw RunnerError("the runner returned the wrong number of times");
@@ -738,8 +778,10 @@ namespace {
 
 struct Opened {
   void* base = nullptr;
+  std::size_t size = 0;
 };
 std::map<std::uint64_t, Opened> opened;
+std::vector<int> received;  // the descriptors sent with the request being served
 cudaStream_t own_stream = nullptr;
 
 void close_released(Reader& in) {
@@ -748,7 +790,7 @@ void close_released(Reader& in) {
     const auto id = in.raw<std::uint64_t>();
     const auto it = opened.find(id);
     if (it == opened.end()) continue;
-    cudaIpcCloseMemHandle(it->second.base);
+    shareable::unmap(it->second.base, it->second.size);
     opened.erase(it);
   }
 }
@@ -777,10 +819,11 @@ std::vector<unsigned char> failure_reply(const std::string& message, bool lost) 
 void* open_shared(const SharedPointer& pointer) {
   auto it = opened.find(pointer.buffer_id);
   if (it == opened.end()) {
-    void* base = nullptr;
-    MEMLAB_CHECK(cudaIpcOpenMemHandle(&base, pointer.handle, cudaIpcMemLazyEnablePeerAccess));
-    it = opened.emplace(pointer.buffer_id, Opened{base}).first;
+    if (pointer.descriptor >= received.size()) throw std::runtime_error("grading: a buffer came without its descriptor");
+    void* base = shareable::map(received[pointer.descriptor], pointer.size);
+    it = opened.emplace(pointer.buffer_id, Opened{base, pointer.size}).first;
   }
+  if (pointer.offset >= it->second.size) throw std::runtime_error("grading: a pointer past its buffer");
   return static_cast<char*>(it->second.base) + pointer.offset;
 }
 
@@ -797,7 +840,7 @@ int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Write
   MEMLAB_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   L2Flusher flusher(static_cast<std::size_t>(l2_bytes));
   std::vector<unsigned char> request;
-  while (receive_message(socket, request, nullptr) == Received::ok) {
+  while (receive_message(socket, request, nullptr, &received) == Received::ok) {
     std::vector<unsigned char> reply;
     bool lost = false;
     try {
@@ -833,6 +876,8 @@ int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Write
       const std::string trouble = cuda_trouble(lost);
       reply = failure_reply(std::string(error.what()) + (trouble.empty() ? "" : " (" + trouble + ")"), lost);
     }
+    for (int descriptor : received) ::close(descriptor);  // a mapping outlives its descriptor
+    received.clear();
     if (!send_message(socket, reply) || lost) break;
   }
   return 0;

@@ -66,9 +66,18 @@ class Writer {
   }
   /// The message so far.
   const std::vector<unsigned char>& bytes() const { return bytes_; }
+  /// Sends the file descriptor @p descriptor with the message (it stays open
+  /// here); returns its number among the message's descriptors.
+  std::uint32_t attach(int descriptor) {
+    descriptors_.push_back(descriptor);
+    return static_cast<std::uint32_t>(descriptors_.size() - 1);
+  }
+  /// The descriptors attached so far.
+  const std::vector<int>& descriptors() const { return descriptors_; }
 
  private:
   std::vector<unsigned char> bytes_;
+  std::vector<int> descriptors_;
 };
 
 /// Reads values from a message; a message too short throws (never reads past its end).
@@ -101,16 +110,19 @@ class Reader {
 /// @}
 
 /// A device pointer of the grader's, as another process can open it: the
-/// allocation's IPC handle and the offset into it.
+/// allocation (a shareable::Allocation, whose file descriptor travels with the
+/// message) and the offset into it.
 struct SharedPointer {
-  std::uint64_t buffer_id = 0;  ///< the allocation's unique id in the grader's process
-  cudaIpcMemHandle_t handle{};  ///< opens the allocation in the runner
-  std::uint64_t offset = 0;     ///< bytes from the allocation's start
+  std::uint64_t buffer_id = 0;   ///< the allocation's unique id in the grader's process
+  std::uint64_t size = 0;        ///< the allocation's bytes
+  std::uint64_t offset = 0;      ///< bytes from the allocation's start
+  std::uint32_t descriptor = 0;  ///< which of the message's file descriptors is the allocation's
 };
 
-/// Grader side: @p device_pointer as a runner can open it; throws if it is not device memory.
-SharedPointer share(const void* device_pointer);
-/// Runner side: the address of @p pointer in this process (the allocation is opened once).
+/// Grader side: @p device_pointer as a runner can open it, its allocation's
+/// descriptor attached to @p out; throws if it is not shareable device memory.
+SharedPointer share(const void* device_pointer, Writer& out);
+/// Runner side: the address of @p pointer in this process (the allocation is mapped once).
 void* open_shared(const SharedPointer& pointer);
 /// Runner side: the stream the lab's functions are given in place of the grader's.
 cudaStream_t runner_stream();
@@ -141,7 +153,7 @@ struct Codec<T*, std::enable_if_t<!std::is_same_v<T*, cudaStream_t>>> {
   /// Writes @p pointer as a SharedPointer (or a null flag).
   static void put(Writer& out, T* pointer) {
     out.raw<std::uint8_t>(pointer != nullptr);
-    if (pointer != nullptr) out.raw(share(pointer));
+    if (pointer != nullptr) out.raw(share(pointer, out));
   }
   /// The pointer in this process, its allocation opened once.
   static T* get(Reader& in) {
