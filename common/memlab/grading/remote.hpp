@@ -7,16 +7,16 @@
 /// the same type whose entries are stubs: a stub writes its arguments to a
 /// socket, a runner process (runner_main.cpp) that has loaded that side's build
 /// calls the real function, waits for the GPU, and sends the result back.
-/// Device pointers cross as CUDA IPC handles of the grader's own allocations,
-/// so both sides work on the grader's buffers, and only the grader reads them
-/// to decide a verdict. The stub tables are made from the Api struct itself
+/// Device pointers cross as file descriptors of the grader's own allocations
+/// (shareable.hpp), so both sides work on the grader's buffers, and only the
+/// grader reads them to decide a verdict. The stub tables are made from the Api struct itself
 /// (its fields are counted and typed by aggregate reflection), so a lab
 /// declares nothing for this beyond its Api.
 ///
 /// Every call is synchronous: the stub first waits for the grader's own GPU
 /// work (inputs it just wrote), and the runner waits for all of its device's
-/// work before it answers. The grader's clock around a call, less the measured
-/// round trip, is the call's time (remote_clock()).
+/// work before it answers. The grader's clock around a call, until the GPU is
+/// idle again, less the measured base, is the call's time (remote_clock()).
 #pragma once
 
 #include "memlab/timing.cuh"
