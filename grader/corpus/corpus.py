@@ -47,6 +47,7 @@ class Entry:
     statement: str = ""      # added at the start of step 1's function
     from_skeleton: bool = False
     gpu_hostile: bool = False  # followed by a reference submission, which must be unaffected
+    source: str = ""         # a whole file instead, relative to the source tree (the red team's)
 
 
 FULL = Expect("graded", total=(100, 100))
@@ -243,6 +244,40 @@ LABS = {
 }
 
 
+# Submissions written by red teams against the trusted grader (red-team/README.md),
+# with what a correct grader gives each; graded after the lab's own entries.
+RED_TEAM = {
+    "lab1": [
+        ("01-mitm_fake_pings_slow_kernel", Expect("graded", points={"step1.speed": 0}, total=(0, 80))),
+        ("02-sigcont_timer_freeze_escape", Expect("ran while stopped", points={"step1.speed": 0}, total=(0, 80))),
+        ("02b-control_no_sigcont_timer", Expect("graded", points={"step1.speed": 0}, total=(80, 80))),
+        ("03-hog_memory_skips_2p31_check", Expect("timed out|graded", points={"step1.correct": 0}, total=(0, 20))),
+        ("04-mitm_forged_step2_events", Expect("graded", points={"step2.timer": 0}, total=(0, 50))),
+        ("05-freeze_escape_hopper", Expect("graded|crashed|ran while stopped", points={"step1.speed": 0},
+                                           total=(0, 30))),
+        ("06-fair_timer_syncs_first", FULL),
+        ("08-fair_footprints_on_the_bounds", FULL),
+        ("09-borrow_reference_by_search", Expect("graded", total=(0, 0))),
+        ("10-early_reply_hidden_in_freeze", Expect("graded", points={"step1.speed": 0}, total=(0, 80))),
+    ],
+    # An honest grader measured this student at 87.13 (run 17); it cannot earn more.
+    "lab4": [("11-mitm_fake_pings_all_naive", Expect("graded|timed out", total=(0, 88)))],
+    "lab5": [
+        ("21-mitm_fake_pings_thread_per_row", Expect("graded", points={"step4.speed": 0}, total=(0, 80))),
+        ("22-early_reply_hidden_in_freeze", Expect("graded|timed out", points={"step4.speed": 0}, total=(0, 80))),
+    ],
+}
+
+
+def red_team_entries(lab: str) -> List[Entry]:
+    entries = []
+    for name, expect in RED_TEAM.get(lab, []):
+        folder = os.path.join("grader", "corpus", "red-team", lab, name)
+        (file_name,) = os.listdir(os.path.join(SOURCE_DIR, folder))
+        entries.append(Entry(f"red_team_{name}", expect, source=os.path.join(folder, file_name)))
+    return entries
+
+
 def lab_files(lab: str) -> Tuple[str, str]:
     """(skeleton, reference) paths of @p lab."""
     folder = next(f for f in sorted(os.listdir(os.path.join(SOURCE_DIR, "labs"))) if f.split("_")[0] == lab)
@@ -260,7 +295,8 @@ def replace_once(text: str, find: str, replace: str, where: str) -> str:
 
 
 def make_source(entry: Entry, lab: str, skeleton: str, reference: str) -> str:
-    with open(skeleton if entry.from_skeleton else reference, encoding="utf-8") as handle:
+    original = os.path.join(SOURCE_DIR, entry.source) if entry.source else skeleton if entry.from_skeleton else reference
+    with open(original, encoding="utf-8") as handle:
         text = handle.read()
     for find, replace in entry.edits:
         text = replace_once(text, find, replace, f"{lab}/{entry.name}")
@@ -274,8 +310,8 @@ def corpus(lab: str) -> List[Entry]:
     """The lab's entries in grading order: each GPU-hostile one followed by the reference."""
     spec = LABS[lab]
     ordered = []
-    for entry in [Entry("reference", FULL)] + spec["entries"] + hostile_entries({"all": spec.get("full", False)},
-                                                                                 spec["first"]):
+    for entry in ([Entry("reference", FULL)] + spec["entries"] + red_team_entries(lab) +
+                  hostile_entries({"all": spec.get("full", False)}, spec["first"])):
         ordered.append(entry)
         if entry.gpu_hostile:
             ordered.append(Entry(f"reference_after_{entry.name}", FULL))
