@@ -14,9 +14,7 @@
 #include "memlab/stats.hpp"
 #include "memlab/timing.cuh"
 
-#include <cuda.h>
 #include <dirent.h>
-#include <cudaTypedefs.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -175,20 +173,6 @@ Received receive_message(int socket, std::vector<unsigned char>& payload, const 
 }
 
 // ---- the grader's side ---------------------------------------------------
-
-// Driver functions, found at run time through the runtime: linking the driver
-// library would stop the graders from starting (and saying so) on a machine
-// without one.
-template <typename Function>
-Function driver_function(const char* name) {
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  MEMLAB_CHECK(cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || function == nullptr) {
-    throw std::runtime_error(std::string("grading: the CUDA driver has no ") + name);
-  }
-  return reinterpret_cast<Function>(function);
-}
 
 struct Runner {
   pid_t pid = -1;

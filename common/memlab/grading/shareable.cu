@@ -1,6 +1,7 @@
 // Shareable device memory (shareable.hpp): cuMemCreate'd, exported as POSIX
-// file descriptors. Driver calls are found through the runtime, as in
-// remote.cu, so that the graders start without a driver.
+// file descriptors. Driver calls are found at run time through the runtime:
+// linking the driver library would stop the graders from starting (and saying
+// so) on a machine without one.
 #include "memlab/grading/shareable.hpp"
 
 #include "memlab/cuda_check.cuh"
