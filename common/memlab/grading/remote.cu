@@ -7,6 +7,7 @@
 //   reply:   status (u8: 0 ok, 1 failed), then the result, or a message (u32
 //            length, bytes) and whether the runner's GPU context is lost (u8)
 #include "memlab/grading/remote.hpp"
+#include "memlab/grading/freezer.hpp"
 #include "memlab/grading/shareable.hpp"
 
 #include "memlab/cuda_check.cuh"
@@ -14,7 +15,6 @@
 #include "memlab/stats.hpp"
 #include "memlab/timing.cuh"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -182,8 +182,7 @@ struct Runner {
   std::vector<double> bases_ms;
   double base_ms() const { return bases_ms.empty() ? 0.0 : median(bases_ms); }
   std::set<std::uint64_t> sent;  // ids of the grader's allocations this runner may have mapped
-  std::vector<pid_t> frozen;              // its processes, stopped between calls
-  std::uint64_t switches_when_stopped = 0;  // their threads' context switches once all were stopped
+  Freezer freezer;  // stops its processes between calls
 };
 
 RunnerSetup setup;
@@ -253,122 +252,14 @@ Runner& runner_of(Side side) { return runners[static_cast<int>(side)]; }
 std::string end_runner(Side side, bool kill_it);
 [[noreturn]] void fail(Side side, const std::string& kind, const std::string& message);
 
-// The processes of a runner: it and every descendant (a sandbox's, or ones the
-// lab's code forked), read from /proc, with whether each is stopped (or has
-// ended and waits to be reaped: it cannot run again either).
-struct Process {
-  pid_t pid;
-  bool stopped;
-};
-
-bool cannot_run(char state) { return state == 'T' || state == 't' || state == 'Z' || state == 'X'; }
-
-std::vector<Process> process_tree(pid_t root) {
-  std::map<pid_t, std::vector<Process>> children;
-  bool root_stopped = false;
-  if (DIR* proc = ::opendir("/proc")) {
-    while (const dirent* entry = ::readdir(proc)) {
-      const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-      if (pid <= 0) continue;
-      char path[64];
-      std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-      FILE* stat = std::fopen(path, "r");
-      if (stat == nullptr) continue;
-      char line[512] = {};
-      const std::size_t read = std::fread(line, 1, sizeof line - 1, stat);
-      std::fclose(stat);
-      line[read] = '\0';
-      // "pid (name) state ppid ...": the name may hold spaces and parentheses, so read after the last ')'.
-      const char* after_name = std::strrchr(line, ')');
-      char state = 0;
-      int parent = 0;
-      if (after_name != nullptr && std::sscanf(after_name + 1, " %c %d", &state, &parent) == 2) {
-        children[parent].push_back({pid, cannot_run(state)});
-        if (pid == root) root_stopped = cannot_run(state);
-      }
-    }
-    ::closedir(proc);
-  }
-  std::vector<Process> tree = {{root, root_stopped}};
-  for (std::size_t i = 0; i < tree.size(); ++i) {
-    for (const Process& child : children[tree[i].pid]) tree.push_back(child);
-  }
-  return tree;
-}
-
-// The threads of @p pids: whether every one is stopped, and how many times
-// they have been switched off a CPU in all. A thread that runs, for however
-// short a time, is switched in and out, so the sum moves.
-struct Threads {
-  bool all_stopped = true;
-  std::uint64_t switches = 0;
-};
-
-Threads threads_of(const std::vector<pid_t>& pids) {
-  Threads threads;
-  for (pid_t pid : pids) {
-    char folder[64];
-    std::snprintf(folder, sizeof folder, "/proc/%d/task", pid);
-    DIR* tasks = ::opendir(folder);
-    if (tasks == nullptr) continue;  // reaped
-    while (const dirent* entry = ::readdir(tasks)) {
-      if (entry->d_name[0] == '.') continue;
-      char path[sizeof folder + sizeof entry->d_name + 8];
-      std::snprintf(path, sizeof path, "%s/%s/status", folder, entry->d_name);
-      FILE* status = std::fopen(path, "r");
-      if (status == nullptr) continue;
-      char line[256];
-      while (std::fgets(line, sizeof line, status) != nullptr) {
-        char state = 0;
-        unsigned long long count = 0;
-        if (std::sscanf(line, "State: %c", &state) == 1) {
-          threads.all_stopped = threads.all_stopped && cannot_run(state);
-        } else if (std::sscanf(line, "voluntary_ctxt_switches: %llu", &count) == 1 ||
-                   std::sscanf(line, "nonvoluntary_ctxt_switches: %llu", &count) == 1) {
-          threads.switches += count;
-        }
-      }
-      std::fclose(status);
-    }
-    ::closedir(tasks);
-  }
-  return threads;
-}
-
-// Between calls a runner is stopped, every thread of every process of it: no
-// thread of the lab's code can watch the grader write the next inputs and
-// compute ahead of the timed call, or load the GPU while the other side is
-// timed. Processes that come and go faster than /proc is read, continuing the
-// runner as they pass, are met by reading it again until every process of the
-// tree is seen stopped. The reference's runner is stopped too, so that both
-// sides wake up alike.
+// Between calls a runner is stopped, every thread of every process of it
+// (Freezer): no thread of the lab's code can watch the grader write the next
+// inputs and compute ahead of the timed call, or load the GPU while the other
+// side is timed. The reference's runners are stopped too, so that every side
+// wakes up alike.
 void freeze(Side side) {
   Runner& runner = runner_of(side);
-  if (runner.pid <= 0) return;
-  const Clock::time_point begin = Clock::now();
-  for (int round = 0; std::chrono::duration<double>(Clock::now() - begin).count() < 1.0; ++round) {
-    const std::vector<Process> tree = process_tree(runner.pid);
-    bool all_stopped = true;
-    for (const Process& process : tree) {
-      if (std::find(runner.frozen.begin(), runner.frozen.end(), process.pid) == runner.frozen.end()) {
-        runner.frozen.push_back(process.pid);
-      }
-      if (!process.stopped) {
-        ::kill(process.pid, SIGSTOP);
-        all_stopped = false;
-      }
-    }
-    if (all_stopped) {
-      // A process counts as stopped once its first thread is; the others stop as they notice.
-      const Threads threads = threads_of(runner.frozen);
-      if (threads.all_stopped) {
-        runner.switches_when_stopped = threads.switches;
-        return;
-      }
-    }
-    // A stop is delivered shortly after kill() returns: look again a moment later.
-    std::this_thread::sleep_for(std::chrono::microseconds(round < 5 ? 20 : 200));
-  }
+  if (runner.pid <= 0 || runner.freezer.stop(runner.pid)) return;
   end_runner(side, true);
   fail(side, "crashed",
        "the processes of " + std::string(describe(side)) +
@@ -380,10 +271,7 @@ void freeze(Side side) {
 // another process) can do that, to work while the other side is timed or
 // before its own timed call. Such a runner is ended, and the call fails.
 void require_still_stopped(Side side) {
-  Runner& runner = runner_of(side);
-  if (runner.frozen.empty()) return;
-  const Threads now = threads_of(runner.frozen);
-  if (!now.all_stopped || now.switches != runner.switches_when_stopped) {
+  if (!runner_of(side).freezer.still_stopped()) {
     end_runner(side, true);
     fail(side, "ran_while_stopped",
          std::string(describe(side)) +
@@ -392,11 +280,7 @@ void require_still_stopped(Side side) {
   }
 }
 
-void continue_runner(Side side) {
-  Runner& runner = runner_of(side);
-  for (pid_t pid : runner.frozen) ::kill(pid, SIGCONT);
-  runner.frozen.clear();
-}
+void continue_runner(Side side) { runner_of(side).freezer.resume(); }
 
 // The base runner runs the reference's build, and only ever empty kernels.
 const std::string& library_of(Side side) {

@@ -1,0 +1,41 @@
+/// @file freezer.hpp
+/// @brief Stopping a process tree between calls, and knowing that it stayed stopped.
+///
+/// The grader stops every process of a runner between calls (remote.cu), so
+/// that no thread of the lab's code can watch the grader write the next inputs
+/// and compute ahead, or load the GPU while the other side is timed. A stop
+/// can be undone only by a SIGCONT, which a process can arrange for itself (a
+/// timer, a helper process); still_stopped() tells whether anything stopped
+/// has run since, from the threads' context-switch counts, which move
+/// whenever a thread runs at all. Plain POSIX and /proc: no GPU involved.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace memlab::grading {
+
+/// Stops a process and every descendant, every thread of each.
+class Freezer {
+ public:
+  /// Stops @p root and its descendants (read from /proc, again until every
+  /// process and thread is seen stopped, so processes that come and go are
+  /// met too). Returns false if they were not all stopped within
+  /// @p patience_seconds (what was stopped stays stopped).
+  bool stop(pid_t root, double patience_seconds = 1.0);
+  /// True if nothing stop() stopped has run since: every thread still stopped,
+  /// their context switches unchanged. True when nothing is stopped.
+  bool still_stopped() const;
+  /// Continues everything stop() stopped.
+  void resume();
+  /// True between stop() and resume().
+  bool holding() const { return !stopped_.empty(); }
+
+ private:
+  std::vector<pid_t> stopped_;
+  std::uint64_t switches_ = 0;
+};
+
+}  // namespace memlab::grading
