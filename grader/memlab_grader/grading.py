@@ -49,7 +49,8 @@ NOT_GRADED_YET = "not graded yet"  # the row of a submission an interrupted run 
 # Every status but these is final: --resume keeps the row.
 NOT_FINAL = {NO_GPU, COMPILED, NOT_GRADED_YET}
 
-# The lab grader's exit codes (common/memlab/grading/main.cpp).
+# The lab grader's exit codes (common/memlab/grading/main.cpp, printed by --contract; the
+# grader.contract test checks that these copies agree).
 GRADER_ALL_PASSED, GRADER_SOME_FAILED, GRADER_BAD_INPUT, GRADER_GPU_FAILED, GRADER_GPU_LOST = 0, 1, 2, 3, 4
 GRADER_STUDENT_UNLOADABLE = 5
 GRADER_NO_GPU = 77

@@ -40,7 +40,7 @@ namespace {
 // reference's time. The reference timed against itself gives ratios of 0.997 to
 // 1.006; one element per thread 1.049 to 1.059; a grid-stride kernel with only
 // 4 blocks per SM (too few loads in flight) 1.36, and one block 468 to 489.
-constexpr double kSpeedLimit = 1.25;
+constexpr double kSpeedLimit = grading::kSpeedLimit;
 // Step 2: at large footprints, the student's times of the launches in one
 // call of time_launches, added up, against the grader's own clock for the
 // whole call (median over rounds). A correct timer covers all but the time

@@ -37,7 +37,7 @@ namespace {
 // Steps 1 and 3: each of the student's kernels may take at most this many times
 // the reference's time (median of interleaved pairs, L2 flushed before each run,
 // measured again once before failing); see docs/measurements/lab2-3.md.
-constexpr double kSpeedLimit = 1.25;
+constexpr double kSpeedLimit = grading::kSpeedLimit;
 
 // Step 2: the compensated float sums must be within this many units of float's
 // unit roundoff (u = 2^-24) of the exact sum, relative, on every row. Kahan

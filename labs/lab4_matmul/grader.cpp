@@ -39,7 +39,7 @@ namespace {
 // Every timing check: the student's kernel may take at most this many times the
 // reference's time (median of 21 interleaved pairs, L2 flushed before each run,
 // measured again once before failing).
-constexpr double kSpeedLimit = 1.25;
+constexpr double kSpeedLimit = grading::kSpeedLimit;
 
 // Steps 1 to 4 are timed at this width (48 MB of operands: several times L2 on
 // current GPUs, and 256 x 256 = 65536 blocks of 16 x 16, hundreds per SM).

@@ -16,6 +16,12 @@
 
 namespace memlab::grading {
 
+/// The most a student's kernel may take, in times the reference's time, in
+/// every timed check of every lab (the median of interleaved pairs, measured
+/// twice before it fails). The points tables' full_at is checked against it
+/// (grader.contract test); each lab's grader says why it suits its kernels.
+inline constexpr double kSpeedLimit = 1.25;
+
 /// Outcome of compare_speed().
 struct SpeedComparison {
   double limit = 0.0;         ///< the largest student/reference time ratio that passes
