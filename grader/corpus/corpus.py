@@ -261,6 +261,8 @@ RED_TEAM = {
         ("08-fair_footprints_on_the_bounds", FULL),
         ("09-borrow_reference_by_search", Expect("graded", total=(0, 0))),
         ("10-early_reply_hidden_in_freeze", Expect("graded", points={"step1.speed": 0}, total=(0, 80))),
+        # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
+        ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
     ],
     # An honest grader measured this student at 87.13 (run 17); it cannot earn more.
     "lab4": [("11-mitm_fake_pings_all_naive", Expect("graded|timed out", total=(0, 88)))],
@@ -274,9 +276,10 @@ RED_TEAM = {
 def red_team_entries(lab: str) -> List[Entry]:
     entries = []
     for name, expect in RED_TEAM.get(lab, []):
-        folder = os.path.join("grader", "corpus", "red-team", lab, name)
+        round_folder, _, submission = name.rpartition("/")
+        folder = os.path.join("grader", "corpus", "red-team", round_folder, lab, submission)
         (file_name,) = os.listdir(os.path.join(SOURCE_DIR, folder))
-        entries.append(Entry(f"red_team_{name}", expect, source=os.path.join(folder, file_name)))
+        entries.append(Entry(f"red_team_{name.replace('/', '_')}", expect, source=os.path.join(folder, file_name)))
     return entries
 
 

@@ -19,6 +19,7 @@ import glob
 import json
 import os
 import platform
+import secrets
 import shutil
 import signal
 import subprocess
@@ -66,7 +67,9 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--sanitize", action="store_true",
                         help="first run each submission's correctness checks under compute-sanitizer memcheck; "
                              "memory errors end its grading")
-    parser.add_argument("--seed", type=int, default=20261122, help="seed of the random inputs (default 20261122)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the random inputs (default: a new one for each run, kept in run.json; "
+                             "--resume reuses the run's)")
     parser.add_argument("--compile-timeout", type=float, default=180.0, metavar="S", help="per compile (default 180)")
     parser.add_argument("--run-timeout", type=float, metavar="S",
                         help=f"per grader run (default: {RUN_LIMIT_FACTOR:g}x the reference's run, at least "
@@ -109,6 +112,17 @@ def check_folders(args: argparse.Namespace) -> None:
                        f"the run in it")
     if os.path.realpath(out).startswith(os.path.realpath(args.submissions) + os.sep):
         raise BadInput("--out must not be inside --submissions (it would be taken for a student)")
+
+
+def run_seed(args: argparse.Namespace) -> int:
+    """The seed of the correctness checks' inputs: the resumed run's, or a new
+    one. A fixed default would be known to students in advance (it is in the
+    source), and inputs known in advance can be answered without the work."""
+    if args.resume:
+        seed = json.loads(reports.read_text(os.path.join(args.out, "run.json"))).get("seed")
+        if isinstance(seed, int):
+            return seed
+    return secrets.randbelow(1 << 62)
 
 
 def build_kit(args: argparse.Namespace, lab: str) -> Kit:
@@ -280,6 +294,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         lab = lab_name(args.lab)
         check_folders(args)
+        if args.seed is None:
+            args.seed = run_seed(args)
         kit = build_kit(args, lab)
         if kit.lab != lab:
             raise BadInput(f"the kit {kit.path} is for {kit.lab}, not {lab}")

@@ -66,7 +66,7 @@ class GradesAClass(GraderTestCase):
         self.assertIn("<svg", open(os.path.join(self.out, "summary.html")).read())
         record = json.load(open(os.path.join(self.out, "run.json")))
         self.assertEqual(record["gpu"]["GPU"], "Fake GPU")
-        self.assertEqual(record["seed"], 20261122)
+        self.assertIsInstance(record["seed"], int)  # a new one each run: students cannot know it in advance
         self.assertEqual(record["run_time_limit"], 2)
         self.assertEqual(record["points"]["step1.speed"], dict(points=20, full_at=1.25, zero_at=3.0))
         self.assertEqual(len(record["kit"]["fingerprint"]["grader"]), 64)
@@ -298,10 +298,12 @@ class Resumes(GraderTestCase):
             self.submit(name, "all fine")
         log = os.path.join(self.root, "runs.log")
         self.assertEqual(self.grade(env={"FAKE_RUN_LOG": log}).returncode, 0)
+        seed = json.load(open(os.path.join(self.out, "run.json")))["seed"]
         os.remove(os.path.join(self.out, "students", "b", "outcome.json"))
         open(log, "w").close()
         finished = self.grade("--resume", env={"FAKE_RUN_LOG": log})
         self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertEqual(json.load(open(os.path.join(self.out, "run.json")))["seed"], seed)  # the same inputs
         with open(log) as runs:
             self.assertEqual(runs.read().split(), ["kit", "b"])  # the reference (calibration), then b
         self.assertEqual({r["status"] for r in self.gradebook().values()}, {"graded"})

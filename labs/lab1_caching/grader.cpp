@@ -65,6 +65,7 @@ constexpr double kNoSpeedup = 1.05;
 constexpr std::size_t kBytesPerElement = 3 * sizeof(float);  // a and b read, c written
 constexpr int kLaunches = 5;                 // the seed exercise's five launches in a row
 constexpr int kHoldMicroseconds = 1000;      // far longer than queueing five launches takes
+constexpr int kLongHoldMicroseconds = 3000;  // step 2's other hold: a GPU timer does not see the difference
 
 const lab1::Api& student() { return grading::student<lab1::Api>(); }
 const lab1::Api& reference() { return grading::reference<lab1::Api>(); }
@@ -410,18 +411,34 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   // adds them up, cannot. Launches here take only microseconds, about as long
   // as the host needs to enqueue one; holding the stream until all are queued
   // keeps the host's pace out of the times.
+  //
+  // Every other round the hold is longer. Events on the stream see the
+  // launches only once the hold is over, so a timer that times the GPU reports
+  // the same launch 1 either way; a timer on the host's clock that starts
+  // before its first launch could run counts the hold in launch 1.
   const std::size_t n = elements_for(grading::device().l2_bytes / 2);
   Arrays& arr = arrays(n);
   std::vector<std::vector<double>> theirs(kLaunches), references(kLaunches);
+  std::vector<double> first_after_hold[2];  // launch 1's times after the short hold and after the long one
   for (int round = 0; round < kCacheRounds; ++round) {
-    remote::before_next_call({true, kHoldMicroseconds});
+    const bool long_hold = round % 2 == 1;
+    remote::before_next_call({true, long_hold ? kLongHoldMicroseconds : kHoldMicroseconds});
     const std::vector<float> ms = student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
     if (ms.size() != static_cast<std::size_t>(kLaunches)) {
       FAIL("time_launches returned " << ms.size() << " times for " << kLaunches << " launches");
     }
     for (int i = 0; i < kLaunches; ++i) theirs[i].push_back(ms[i]);
+    first_after_hold[long_hold].push_back(ms[0]);
     const std::vector<double> mine = time_launches_in_runner(remote::Side::reference, arr, n);
     for (int i = 0; i < kLaunches; ++i) references[i].push_back(mine[i]);
+  }
+  const double hold_seen_ms = memlab::median(first_after_hold[1]) - memlab::median(first_after_hold[0]);
+  grading::value("launch1_longer_after_long_hold_ms", hold_seen_ms);
+  if (hold_seen_ms > 0.5e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)) {
+    FAIL(format_text("launch 1 took %.3f ms longer by your timer when the stream was held %.0f ms longer before "
+                     "your launches could run: your timer counts time before the GPU ran launch 1 (a host "
+                     "clock?). Record a CUDA event on the stream before and after each launch.",
+                     hold_seen_ms, 1e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)));
   }
   const auto warm_speedup = [](const std::vector<std::vector<double>>& launch_ms) {
     std::vector<double> warm;

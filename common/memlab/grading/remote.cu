@@ -213,8 +213,17 @@ struct IdleProbe {
     for (int i = 0; i < count; ++i) ms.push_back(once());
     return median(ms);
   }
+  // What an idle GPU shows: measured before the first runner starts, so that
+  // no lab code can have work running while it is taken.
+  void calibrate() {
+    if (calibrated_ms >= 0) return;
+    calibrated_ms = median_of(21);
+    std::vector<double> ms;
+    for (int i = 0; i < 21; ++i) ms.push_back(wall_once());
+    quick_wall_ms = median(ms);
+  }
   bool idle() {
-    if (calibrated_ms < 0) calibrated_ms = median_of(21);
+    calibrate();
     // Another process's kernel holds the GPU for its time slice (milliseconds):
     // far above the few microseconds of an idle launch.
     return median_of(5) <= std::max(20.0 * calibrated_ms, 0.25);
@@ -235,11 +244,7 @@ struct IdleProbe {
   // the GPU goes back to the other context between them. Returns false if it
   // is still busy after @p limit_seconds.
   bool settle(double limit_seconds) {
-    if (quick_wall_ms < 0) {
-      std::vector<double> ms;
-      for (int i = 0; i < 21; ++i) ms.push_back(wall_once());
-      quick_wall_ms = median(ms);
-    }
+    calibrate();
     const Clock::time_point begin = Clock::now();
     while (wall_once() > std::max(4.0 * quick_wall_ms, 0.03)) {
       if (std::chrono::duration<double>(Clock::now() - begin).count() > limit_seconds) return false;
@@ -484,6 +489,7 @@ void start_runner(Side side) {
   Runner& runner = runner_of(side);
   if (runner.pid > 0) return;
   if (setup.program.empty()) throw std::logic_error("grading: no runner set up");
+  idle_probe().calibrate();
   int sockets[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
