@@ -32,6 +32,11 @@ void record_clock_statistics(const std::vector<double>& student_ms, const std::v
 
 std::string SpeedComparison::explain() const {
   if (!wrong_run.empty()) return "gave a wrong result in a timed run: " + wrong_run;
+  if (reference_slowed()) {
+    return format_text("the reference took %.2fx its time alone (%.4f ms against %.4f ms) while the student's code was "
+                       "loaded: GPU work the student's code left queued ran beside it. The measurement is invalid.",
+                       reference_ms / reference_alone_ms, reference_ms, reference_alone_ms);
+  }
   if (below_floor()) {
     return format_text("measured %.4f ms, less than the %.4f ms this GPU's memory needs to move the data: the "
                        "measurement is invalid (work done outside the timed call?)",
@@ -51,6 +56,7 @@ struct WrongRun : std::runtime_error {
 SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& reference, double limit,
                               double floor_ms) {
   constexpr int kWarmups = 2;
+  constexpr int kAlone = 5;
   constexpr int kPairs = 21;
   constexpr int kAttempts = 2;
   // A comparison already this far over the limit after a few pairs fails
@@ -73,6 +79,14 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
   std::vector<double> student_ms, reference_ms;
   bool hopeless = false;
   try {
+    // The reference alone first, with no runner of the student's alive: GPU
+    // work its code left queued (behind a wait on a value the grader writes,
+    // say) dies with its process. Timed beside the student's runner, the
+    // reference must not be far slower than this.
+    remote::kill_runner(remote::Side::student);
+    std::vector<double> alone_ms;
+    for (int i = 0; i < kAlone; ++i) alone_ms.push_back(sample(reference));
+    result.reference_alone_ms = median(alone_ms);
     for (int i = 0; i < kWarmups; ++i) {
       sample(student);
       sample(reference);
@@ -112,7 +126,8 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
     result.pairs = student_ms.size();
   }
   // No ratio is scored from a wrong run or an invalid measurement.
-  if (!result.wrong_run.empty() || result.below_floor()) result.ratio = 0.0;
+  if (!result.wrong_run.empty() || result.below_floor() || result.reference_slowed()) result.ratio = 0.0;
+  value("reference_alone_ms", result.reference_alone_ms);
   if (result.wrong_run.empty() && !result.below_floor()) recorder().current().speed_only = true;
   return result;
 }

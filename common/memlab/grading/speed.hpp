@@ -33,10 +33,16 @@ struct SpeedComparison {
   int attempts = 0;           ///< 1, or 2 when the first attempt was over the limit
   double floor_ms = 0.0;      ///< the least time the work can take on this GPU (0: not known)
   std::string wrong_run;      ///< what a verified timed run got wrong ("": every run was right)
+  double reference_alone_ms = 0.0;  ///< median time of the reference's work with no student runner alive
 
-  /// Every timed run was right, the time is physically possible, and some
-  /// attempt measured a ratio within the limit.
-  bool passed() const { return wrong_run.empty() && !below_floor() && best_ratio <= limit; }
+  /// Every timed run was right, the time is physically possible, the reference
+  /// was not slowed beside the student's runner, and some attempt measured a
+  /// ratio within the limit.
+  bool passed() const { return wrong_run.empty() && !below_floor() && !reference_slowed() && best_ratio <= limit; }
+  /// The reference took far longer in the pairs than alone: work of the
+  /// student's runner ran beside it (queued on the GPU before the student's
+  /// runner was stopped, say). Far beyond the noise of a fair comparison.
+  bool reference_slowed() const { return reference_alone_ms > 0 && reference_ms > 1.5 * reference_alone_ms; }
   /// The student's time is below what this GPU can do: the measurement is invalid.
   bool below_floor() const { return floor_ms > 0 && student_ms < floor_ms; }
   /// "took 1.40x the reference's time (median of 21 interleaved pairs, measured twice); the limit is 1.25x"
