@@ -119,13 +119,20 @@ class Layout:
         return os.path.join(self.student_dir(student), "outcome.json")
 
 
-def write_json_atomically(path: str, data) -> None:
+def write_text_atomically(path: str, text: str) -> None:
+    """Writes @p text to @p path through a temporary file beside it, flushed to
+    the disk before it takes the name: an interrupted grader (or a crash of the
+    machine) leaves the old file or the new one, never half of one."""
     temporary = f"{path}.partial"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1)
+    with open(temporary, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+
+
+def write_json_atomically(path: str, data) -> None:
+    write_text_atomically(path, json.dumps(data, indent=1))
 
 
 def read_outcome(layout: Layout, student: str) -> Optional[dict]:

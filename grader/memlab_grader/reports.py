@@ -15,14 +15,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from . import grading
+from .grading import write_text_atomically
 from .points import Rule, Table, earned, total
-
-
-def write_text_atomically(path: str, text: str) -> None:
-    temporary = f"{path}.partial"
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
 
 
 @dataclass
