@@ -427,7 +427,12 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
     if (ms.size() != static_cast<std::size_t>(kLaunches)) {
       FAIL("time_launches returned " << ms.size() << " times for " << kLaunches << " launches");
     }
-    for (int i = 0; i < kLaunches; ++i) theirs[i].push_back(ms[i]);
+    for (int i = 0; i < kLaunches; ++i) {
+      if (!(std::isfinite(ms[i]) && ms[i] > 0.0f)) {
+        FAIL("launch " << i + 1 << " took " << ms[i] << " ms by your events at L2/2: every time must be positive");
+      }
+      theirs[i].push_back(ms[i]);
+    }
     first_after_hold[long_hold].push_back(ms[0]);
     const std::vector<double> mine = time_launches_in_runner(remote::Side::reference, arr, n);
     for (int i = 0; i < kLaunches; ++i) references[i].push_back(mine[i]);
