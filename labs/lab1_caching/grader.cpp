@@ -221,15 +221,16 @@ std::vector<SweepPoint>& sweep() {
   return points;
 }
 
-// Events around each of kLaunches launches of @p side's vector_add, taken in
-// its runner after an L2 flush there. Below L2 a launch takes a few
+// Events around each of kLaunches launches of the reference's vector_add, taken
+// in its runner after an L2 flush there (times taken in the student's runner
+// would be the student's word). Below L2 a launch takes a few
 // microseconds, no longer than the host needs to enqueue one; a host slowed
 // down for a moment (another process, a page fault) then shows up as slow warm
 // launches. Holding the stream until all five are queued keeps the host's pace
 // out of the measurement.
-std::vector<double> time_launches_in_runner(remote::Side side, Arrays& arr, std::size_t n) {
+std::vector<double> reference_launch_times(Arrays& arr, std::size_t n) {
   remote::before_next_call({true, kHoldMicroseconds});
-  return remote::time_in_runner(side, &lab1::Api::vector_add, kLaunches, arr.a(), arr.b(), arr.c(), n,
+  return remote::time_in_runner(remote::Side::reference, &lab1::Api::vector_add, kLaunches, arr.a(), arr.b(), arr.c(), n,
                                 grading::stream());
 }
 
@@ -243,7 +244,7 @@ SweepPoint measure_footprint(std::size_t footprint) {
   reference().vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());  // opens the arrays in its runner
   std::vector<std::vector<double>> samples(kLaunches);
   for (int round = 0; round < kRounds; ++round) {
-    const std::vector<double> ms = time_launches_in_runner(remote::Side::reference, arr, n);
+    const std::vector<double> ms = reference_launch_times(arr, n);
     for (int i = 0; i < kLaunches; ++i) samples[i].push_back(ms[i]);
   }
   SweepPoint point;
@@ -366,6 +367,17 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   // together must take what the grader's clock says the whole call took (a few
   // microseconds of event overhead aside). The size and the number of launches
   // change every round, so no fixed answer fits them all.
+  // One time per launch, each positive (a zero would make any speed-up pass).
+  const auto require_times = [](const std::vector<float>& ms, int launches) {
+    if (ms.size() != static_cast<std::size_t>(launches)) {
+      FAIL("time_launches returned " << ms.size() << " times for " << launches << " launches");
+    }
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      if (!(std::isfinite(ms[i]) && ms[i] > 0.0f)) {
+        FAIL("launch " << i + 1 << " took " << ms[i] << " ms by your events: every time must be positive");
+      }
+    }
+  };
   const std::size_t most = elements_for(large_footprint());
   Arrays& large = arrays(most);
   std::mt19937_64 draw{grading::unpredictable_seed()};
@@ -382,14 +394,9 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
     if (const std::string wrong = run.verify(); !wrong.empty()) {
       FAIL("after time_launches at n = " << n << ", " << wrong << ": it must launch vector_add on the arrays it is given");
     }
-    if (ms.size() != static_cast<std::size_t>(launches)) {
-      FAIL("time_launches returned " << ms.size() << " times for " << launches << " launches");
-    }
+    require_times(ms, launches);
     double reported = 0.0;
-    for (float launch : ms) {
-      if (!(std::isfinite(launch) && launch > 0.0f)) FAIL("a launch took " << launch << " ms by your events: every time must be positive");
-      reported += launch;
-    }
+    for (float launch : ms) reported += launch;
     shares.push_back(reported / call_ms);
     rounds << format_text("%d launches at %s: %.4f ms by your events, the call took %.4f ms by the grader's clock\n",
                           launches, memlab::format_bytes(static_cast<double>(n * kBytesPerElement)).c_str(), reported,
@@ -424,17 +431,10 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
     const bool long_hold = round % 2 == 1;
     remote::before_next_call({true, long_hold ? kLongHoldMicroseconds : kHoldMicroseconds});
     const std::vector<float> ms = student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
-    if (ms.size() != static_cast<std::size_t>(kLaunches)) {
-      FAIL("time_launches returned " << ms.size() << " times for " << kLaunches << " launches");
-    }
-    for (int i = 0; i < kLaunches; ++i) {
-      if (!(std::isfinite(ms[i]) && ms[i] > 0.0f)) {
-        FAIL("launch " << i + 1 << " took " << ms[i] << " ms by your events at L2/2: every time must be positive");
-      }
-      theirs[i].push_back(ms[i]);
-    }
+    require_times(ms, kLaunches);
+    for (int i = 0; i < kLaunches; ++i) theirs[i].push_back(ms[i]);
     first_after_hold[long_hold].push_back(ms[0]);
-    const std::vector<double> mine = time_launches_in_runner(remote::Side::reference, arr, n);
+    const std::vector<double> mine = reference_launch_times(arr, n);
     for (int i = 0; i < kLaunches; ++i) references[i].push_back(mine[i]);
   }
   const double hold_seen_ms = memlab::median(first_after_hold[1]) - memlab::median(first_after_hold[0]);

@@ -1,9 +1,11 @@
 // Both ends of a remote call (remote.hpp): the grader's stubs and runners, and
-// the runner's loop. The wire format is a 4-byte length and a payload:
+// the runner's loop. The wire format is a 4-byte length and a payload; the
+// length carries the file descriptors of the buffers a call passes (SCM_RIGHTS):
 //
 //   request: kind (u8), released buffer ids (u32 count, u64 each), preamble
 //            (u8 flush_l2, i32 hold_us), then for a call: function (u32) and
-//            arguments; for a timed call: function (u32), count (i32), arguments
+//            arguments; for calls timed in the runner: function (u32), count
+//            (i32), arguments
 //   reply:   status (u8: 0 ok, 1 failed), then the result, or a message (u32
 //            length, bytes) and whether the runner's GPU context is lost (u8)
 #include "memlab/grading/remote.hpp"
@@ -30,14 +32,13 @@
 #include <cstring>
 #include <map>
 #include <set>
-#include <memory>
 #include <thread>
 
 namespace memlab::grading::remote {
 
 namespace {
 
-enum Kind : std::uint8_t { kCall = 1, kPing = 2, kTimeCalls = 3, kEmptyKernel = 4 };
+enum Kind : std::uint8_t { kCall = 1, kTimeCalls = 3, kEmptyKernel = 4 };
 enum Status : std::uint8_t { kOk = 0, kFailed = 1 };
 // A message longer than this is refused: a runner cannot make the grader allocate without bound.
 constexpr std::uint32_t kLongestMessage = 64u << 20;
@@ -100,15 +101,6 @@ double thread_cpu_ms() {
   return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
 }
 
-// Reads exactly @p size bytes, waiting at most until @p deadline (none if @p
-// deadline is null). For its first kSpinMs of CPU time it spins on the socket:
-// a wake-up from poll() comes tens of microseconds late, and unevenly, and
-// every timed call begins with a request and ends with a reply. A runner
-// stopped between calls keeps its spin for the next one, since its CPU time
-// stands still. Then it sleeps in poll(), so that a long call or an idle
-// runner does not keep a CPU busy.
-constexpr double kSpinMs = 20.0;
-
 // Reads one piece into @p data and keeps the file descriptors that came with
 // it in @p descriptors (closing them if there is nowhere to keep them, or too many).
 ssize_t receive_piece(int socket, void* data, std::size_t size, std::vector<int>* descriptors) {
@@ -136,6 +128,15 @@ ssize_t receive_piece(int socket, void* data, std::size_t size, std::vector<int>
   }
   return got;
 }
+
+// Reads exactly @p size bytes, waiting at most until @p deadline (none if @p
+// deadline is null). For its first kSpinMs of CPU time it spins on the socket:
+// a wake-up from poll() comes tens of microseconds late, and unevenly, and
+// every timed call begins with a request and ends with a reply. A runner
+// stopped between calls keeps its spin for the next one, since its CPU time
+// stands still. Then it sleeps in poll(), so that a long call or an idle
+// runner does not keep a CPU busy.
+constexpr double kSpinMs = 20.0;
 
 Received read_all(int socket, void* data, std::size_t size, const Clock::time_point* deadline,
                   std::vector<int>* descriptors = nullptr) {
@@ -177,16 +178,15 @@ Received receive_message(int socket, std::vector<unsigned char>& payload, const 
 struct Runner {
   pid_t pid = -1;
   int socket = -1;
-  // The base runner only: recent timed calls of an empty kernel (see
-  // measure_base), whose median is taken off every timed call of either side.
-  std::vector<double> bases_ms;
-  double base_ms() const { return bases_ms.empty() ? 0.0 : median(bases_ms); }
   std::set<std::uint64_t> sent;  // ids of the grader's allocations this runner may have mapped
   Freezer freezer;  // stops its processes between calls
 };
 
 RunnerSetup setup;
 Runner runners[3];  // by Side
+// Recent timed calls of an empty kernel to the base runner (measure_base),
+// whose median is taken off every timed call of either side.
+std::vector<double> recent_bases_ms;
 Preamble next_preamble;
 void (*student_trouble_handler)(const Trouble&) = nullptr;
 
@@ -457,14 +457,13 @@ constexpr int kBaseSamples = 31;
 // third process. What the student's runner answers cannot change it.
 void measure_base() {
   start_runner(Side::base);
-  Runner& base = runner_of(Side::base);
   const Preamble for_the_call = next_preamble;
   const std::vector<unsigned char> request = request_of(Side::base, kEmptyKernel);
   next_preamble = for_the_call;
   double ms = 0.0;
   check_reply(Side::base, send_and_wait(Side::base, request, &ms));
-  base.bases_ms.push_back(ms);
-  if (base.bases_ms.size() > static_cast<std::size_t>(kBaseSamples)) base.bases_ms.erase(base.bases_ms.begin());
+  recent_bases_ms.push_back(ms);
+  if (recent_bases_ms.size() > static_cast<std::size_t>(kBaseSamples)) recent_bases_ms.erase(recent_bases_ms.begin());
 }
 
 Reader check_reply(Side side, const std::vector<unsigned char>& reply) {
@@ -642,7 +641,7 @@ void stop_runners() {
 
 void kill_runner(Side side) { end_runner(side, true); }
 
-double base_ms() { return runner_of(Side::base).base_ms(); }
+double base_ms() { return recent_bases_ms.empty() ? 0.0 : median(recent_bases_ms); }
 
 void on_student_trouble(void (*handler)(const Trouble&)) { student_trouble_handler = handler; }
 
