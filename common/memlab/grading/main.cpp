@@ -12,6 +12,7 @@
 #include "memlab/grading/catch2.hpp"
 #include "memlab/grading/context.hpp"
 #include "memlab/grading/grader.hpp"
+#include "memlab/grading/phases.hpp"
 #include "memlab/grading/remote.hpp"
 #include "memlab/grading/shareable.hpp"
 #include "memlab/grading/speed.hpp"
@@ -268,6 +269,7 @@ int main(int argc, char** argv) {
   remote::on_student_trouble(record_student_trouble);
   use_outside_clock(&remote::remote_clock());
   try {
+    const Phase phase("grader_start");
     shareable::install_shareable_memory();  // every buffer from here on can be mapped by the runners
     context.facts = query_device();
     context.stream = std::make_unique<Stream>();

@@ -10,6 +10,7 @@
 //            length, bytes) and whether the runner's GPU context is lost (u8)
 #include "memlab/grading/remote.hpp"
 #include "memlab/grading/freezer.hpp"
+#include "memlab/grading/phases.hpp"
 #include "memlab/grading/shareable.hpp"
 
 #include "memlab/cuda_check.cuh"
@@ -263,6 +264,7 @@ std::string end_runner(Side side, bool kill_it);
 // side is timed. The reference's runners are stopped too, so that every side
 // wakes up alike.
 void freeze(Side side) {
+  const Phase phase("freeze");
   Runner& runner = runner_of(side);
   if (runner.pid <= 0 || runner.freezer.stop(runner.pid)) return;
   end_runner(side, true);
@@ -276,6 +278,7 @@ void freeze(Side side) {
 // another process) can do that, to work while the other side is timed or
 // before its own timed call. Such a runner is ended, and the call fails.
 void require_still_stopped(Side side) {
+  const Phase phase("still_stopped");
   if (!runner_of(side).freezer.still_stopped()) {
     end_runner(side, true);
     fail(side, "ran_while_stopped",
@@ -314,6 +317,7 @@ std::string describe_end(int status) {
 std::string end_runner(Side side, bool kill_it) {
   Runner& runner = runner_of(side);
   if (runner.pid <= 0) return "";
+  const Phase phase(kill_it ? "kill_runner" : "end_runner");
   continue_runner(side);  // a stopped process cannot end by itself
   if (runner.socket >= 0) ::close(runner.socket);
   if (kill_it) {
@@ -372,6 +376,7 @@ IdleProbe& idle_probe() {
 // running would slow the reference and flatter the student, or would have
 // computed the student's answer before its timed call began.
 void require_idle_gpu() {
+  const Phase phase("require_idle");
   for (int wait = 0; wait < 5; ++wait) {
     if (idle_probe().idle()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -394,6 +399,7 @@ std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned c
   require_still_stopped(side);
   const Clock::time_point started = Clock::now();
   continue_runner(side);
+  const Phase call_phase(side == Side::base ? "call_base" : "call_lab");
   if (send_message(runner.socket, request, descriptors)) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup.call_seconds));
@@ -456,6 +462,7 @@ constexpr int kBaseSamples = 31;
 // runner measured the base), so a timed call of either side follows the same
 // third process. What the student's runner answers cannot change it.
 void measure_base() {
+  const Phase phase("measure_base");
   start_runner(Side::base);
   const Preamble for_the_call = next_preamble;
   const std::vector<unsigned char> request = request_of(Side::base, kEmptyKernel);
@@ -487,6 +494,7 @@ Reader check_reply(Side side, const std::vector<unsigned char>& reply) {
 void start_runner(Side side) {
   Runner& runner = runner_of(side);
   if (runner.pid > 0) return;
+  const Phase phase(side == Side::student ? "start_student" : side == Side::reference ? "start_reference" : "start_base");
   if (setup.program.empty()) throw std::logic_error("grading: no runner set up");
   idle_probe().calibrate();
   int sockets[2];
@@ -637,6 +645,7 @@ void set_up_runners(const RunnerSetup& given) {
 
 void stop_runners() {
   for (Side side : {Side::student, Side::reference, Side::base}) end_runner(side, false);
+  print_phases();
 }
 
 void kill_runner(Side side) { end_runner(side, true); }

@@ -1,0 +1,28 @@
+/// @file phases.hpp
+/// @brief Where a grading run's time goes: a diagnostic, off unless asked for.
+///
+/// With MEMLAB_TRACE_PHASES set, each Phase adds the time from its
+/// construction to its end to its name's total, and print_phases() writes
+/// every total to stderr (the grader calls it when its runners stop). Used to
+/// find what a grading run spends its seconds on (docs/measurements).
+#pragma once
+
+namespace memlab::grading {
+
+/// Adds its lifetime to @p name's total when tracing is on. @p name must outlive the program (a literal).
+class Phase {
+ public:
+  explicit Phase(const char* name);
+  ~Phase();
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+ private:
+  const char* name_;
+  double begin_seconds_;
+};
+
+/// Prints each phase's count and total time to stderr, if tracing is on.
+void print_phases();
+
+}  // namespace memlab::grading
