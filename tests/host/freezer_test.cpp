@@ -71,6 +71,19 @@ void forks_a_spinning_child() {
   ready_then_spin();
 }
 
+// The same, but the spinning child is forked by a second thread: the kernel
+// lists it as that thread's child, not the main thread's.
+void forks_a_spinning_child_from_a_thread() {
+  ::setpgid(0, 0);
+  std::thread forker([] {
+    const pid_t grandchild = ::fork();
+    if (grandchild == 0) spin_forever();
+    if (::write(grandchild_pipe[1], &grandchild, sizeof grandchild) != sizeof grandchild) std::_Exit(1);
+  });
+  forker.join();
+  ready_then_spin();
+}
+
 }  // namespace
 
 TEST_CASE("a stopped process stays stopped until it is resumed", "[freezer]") {
@@ -108,6 +121,24 @@ TEST_CASE("a process's children are stopped with it, and watched", "[freezer]") 
   pause_a_little();
   CHECK(freezer.still_stopped());
   ::kill(grandchild, SIGCONT);  // continued behind the freezer's back
+  pause_a_little();
+  CHECK_FALSE(freezer.still_stopped());
+  freezer.resume();
+  ::kill(-child.pid, SIGKILL);
+  ::close(grandchild_pipe[0]);
+  ::close(grandchild_pipe[1]);
+}
+
+TEST_CASE("a child started by another thread of the process is stopped too", "[freezer]") {
+  REQUIRE(::pipe(grandchild_pipe) == 0);
+  Child child(forks_a_spinning_child_from_a_thread);
+  pid_t grandchild = 0;
+  REQUIRE(::read(grandchild_pipe[0], &grandchild, sizeof grandchild) == sizeof grandchild);
+  Freezer freezer;
+  REQUIRE(freezer.stop(child.pid));
+  pause_a_little();
+  CHECK(freezer.still_stopped());
+  ::kill(grandchild, SIGCONT);
   pause_a_little();
   CHECK_FALSE(freezer.still_stopped());
   freezer.resume();

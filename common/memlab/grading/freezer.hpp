@@ -17,6 +17,13 @@
 
 namespace memlab::grading {
 
+/// A thread of a stopped process as /proc showed it (freezer.cpp).
+struct FrozenThread {
+  pid_t tid;
+  char state;              ///< /proc's state letter: 'T' stopped, 'Z' ended, ...
+  std::uint64_t switches;  ///< times it was switched off a CPU, voluntarily or not
+};
+
 /// Stops a process and every descendant, every thread of each.
 class Freezer {
  public:
@@ -35,7 +42,7 @@ class Freezer {
 
  private:
   std::vector<pid_t> stopped_;
-  std::uint64_t switches_ = 0;
+  std::vector<FrozenThread> frozen_;  // by tid, as stop() left them
 };
 
 }  // namespace memlab::grading
