@@ -19,7 +19,7 @@ namespace memlab::grading {
 
 /// A thread of a stopped process as /proc showed it (freezer.cpp).
 struct FrozenThread {
-  pid_t tid;
+  pid_t tid;               ///< the thread's id
   char state;              ///< /proc's state letter: 'T' stopped, 'Z' ended, ...
   std::uint64_t switches;  ///< times it was switched off a CPU, voluntarily or not
 };

@@ -12,7 +12,9 @@ namespace memlab::grading {
 /// Adds its lifetime to @p name's total when tracing is on. @p name must outlive the program (a literal).
 class Phase {
  public:
+  /// Starts timing @p name's phase (nothing happens unless tracing is on).
   explicit Phase(const char* name);
+  /// Adds the time since construction to the phase's total.
   ~Phase();
   Phase(const Phase&) = delete;
   Phase& operator=(const Phase&) = delete;
