@@ -111,9 +111,12 @@ TEST_CASE("a process continued by anyone but the freezer is seen to have run", "
   freezer.resume();
 }
 
-TEST_CASE("a process's children are stopped with it, and watched", "[freezer]") {
+// Starts @p body (which forks a spinning grandchild and sends its pid down
+// grandchild_pipe) and checks that the freezer stops the grandchild with its
+// parent and sees it run once it is continued behind the freezer's back.
+void check_grandchild_is_stopped_and_watched(void (*body)()) {
   REQUIRE(::pipe(grandchild_pipe) == 0);
-  Child child(forks_a_spinning_child);
+  Child child(body);
   pid_t grandchild = 0;
   REQUIRE(::read(grandchild_pipe[0], &grandchild, sizeof grandchild) == sizeof grandchild);
   Freezer freezer;
@@ -129,20 +132,10 @@ TEST_CASE("a process's children are stopped with it, and watched", "[freezer]") 
   ::close(grandchild_pipe[1]);
 }
 
+TEST_CASE("a process's children are stopped with it, and watched", "[freezer]") {
+  check_grandchild_is_stopped_and_watched(forks_a_spinning_child);
+}
+
 TEST_CASE("a child started by another thread of the process is stopped too", "[freezer]") {
-  REQUIRE(::pipe(grandchild_pipe) == 0);
-  Child child(forks_a_spinning_child_from_a_thread);
-  pid_t grandchild = 0;
-  REQUIRE(::read(grandchild_pipe[0], &grandchild, sizeof grandchild) == sizeof grandchild);
-  Freezer freezer;
-  REQUIRE(freezer.stop(child.pid));
-  pause_a_little();
-  CHECK(freezer.still_stopped());
-  ::kill(grandchild, SIGCONT);
-  pause_a_little();
-  CHECK_FALSE(freezer.still_stopped());
-  freezer.resume();
-  ::kill(-child.pid, SIGKILL);
-  ::close(grandchild_pipe[0]);
-  ::close(grandchild_pipe[1]);
+  check_grandchild_is_stopped_and_watched(forks_a_spinning_child_from_a_thread);
 }
