@@ -127,17 +127,25 @@ function(memlab_add_grading_kit lab skeleton forbidden)
   add_custom_target(${lab}_grading DEPENDS ${lab}_grader ${lab}_runner ${lab}_reference ${lab}_table)
 endfunction()
 
-# memlab_add_lab(NAME <lab> SKELETON <file> SOLUTION <file> TABLE <file> GRADER <file>
+# memlab_add_lab(NAME <lab> TITLE <title> STEPS <count> SKELETON <file> SOLUTION <file>
+#                TABLE <file> GRADER <file>
 #                [PROFILE <file>] [SANITIZE <file>] [FORBID <library>...] [SKELETON_FAILS <check id>...])
+# TITLE, STEPS: what the grader and its report call the lab, and how many steps it has
+#   (written into the grader as memlab::grading::lab, with the guide and the table's symbol).
 # PROFILE: a program that runs the student's build for `make <lab>-profile`.
 # SANITIZE: a program that runs the student's shared-memory kernels on small
 #   inputs, for `make <lab>-sanitize` (compute-sanitizer racecheck).
 # FORBID: libraries a build of the lab may not use (of MEMLAB_FORBIDDABLE).
 # SKELETON_FAILS: the checks the shipped skeleton must fail (default step1.correct).
 function(memlab_add_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;SKELETON;SOLUTION;TABLE;GRADER;PROFILE;SANITIZE"
+  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;TITLE;STEPS;SKELETON;SOLUTION;TABLE;GRADER;PROFILE;SANITIZE"
                         "SKELETON_FAILS;FORBID")
   set(lab ${LAB_NAME})
+  foreach(required TITLE STEPS SKELETON SOLUTION TABLE GRADER)
+    if(NOT LAB_${required})
+      message(FATAL_ERROR "${lab}: memlab_add_lab needs ${required}")
+    endif()
+  endforeach()
   foreach(library IN LISTS LAB_FORBID)
     if(NOT library IN_LIST MEMLAB_FORBIDDABLE)
       message(FATAL_ERROR "${lab}: FORBID ${library}: a lab can forbid ${MEMLAB_FORBIDDABLE}")
@@ -159,6 +167,18 @@ function(memlab_add_lab)
   memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
 
   memlab_add_lab_program(${lab}_grader ${lab} "${LAB_GRADER}" memlab::grading)
+  # What the grader knows of its lab, from this call (the registry), not written again in grader.cpp.
+  file(RELATIVE_PATH guide "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/README.md")
+  string(REPLACE "\\" "\\\\" title "${LAB_TITLE}")
+  string(REPLACE "\"" "\\\"" title "${title}")
+  file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${lab}_info.cpp" CONTENT
+"// Made by memlab_add_lab (cmake/Labs.cmake) from ${lab}'s CMakeLists.txt: edit that, not this.
+#include \"memlab/grading/grader.hpp\"
+
+const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\", ${LAB_STEPS}, \"${guide}\",
+                                                       \"memlab_${lab}_api\"};
+" @ONLY)
+  target_sources(${lab}_grader PRIVATE "${CMAKE_CURRENT_BINARY_DIR}/${lab}_info.cpp")
   # The runner: the process a build's code runs in while it is graded
   # (common/memlab/grading/runner_main.cpp, made for this lab's Api).
   memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp" memlab_remote)

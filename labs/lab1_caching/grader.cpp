@@ -29,9 +29,6 @@ namespace grading = memlab::grading;
 namespace remote = memlab::grading::remote;
 using memlab::format_text;
 
-const grading::LabInfo grading::lab = {"lab1", "Caching observed with vector_add", 4,
-                                       "labs/lab1_caching/README.md", "memlab_lab1_api"};
-
 namespace {
 
 // Thresholds, from measurements on an H200 (docs/measurements/lab1.md; the

@@ -20,9 +20,6 @@ using grading::SumAxis;
 using memlab::format_text;
 using memlab::MatrixShape;
 
-const grading::LabInfo grading::lab = {"lab2", "Memory coalescing with matrix row and column sums", 3,
-                                       "labs/lab2_coalescing/README.md", "memlab_lab2_api"};
-
 namespace {
 
 // Step 3: the student's kernel may take at most this many times the reference's

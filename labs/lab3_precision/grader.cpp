@@ -29,9 +29,6 @@ using grading::SumAxis;
 using memlab::format_text;
 using memlab::MatrixShape;
 
-const grading::LabInfo grading::lab = {"lab3", "Float vs double", 3, "labs/lab3_precision/README.md",
-                                       "memlab_lab3_api"};
-
 namespace {
 
 // Steps 1 and 3: each of the student's kernels may take at most this many times

@@ -31,9 +31,6 @@
 namespace grading = memlab::grading;
 using memlab::format_text;
 
-const grading::LabInfo grading::lab = {"lab4", "Naive vs shared-memory tiled matrix multiply", 6,
-                                       "labs/lab4_matmul/README.md", "memlab_lab4_api"};
-
 namespace {
 
 // Every timing check: the student's kernel may take at most this many times the

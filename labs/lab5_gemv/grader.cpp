@@ -33,9 +33,6 @@ using memlab::describe;
 using memlab::format_text;
 using memlab::MatrixShape;
 
-const grading::LabInfo grading::lab = {"lab5", "GEMV with shared memory, row- vs column-major", 4,
-                                       "labs/lab5_gemv/README.md", "memlab_lab5_api"};
-
 namespace {
 
 // Every timing check: the student's GEMV may take at most this many times the

@@ -2,11 +2,8 @@
 /// @brief What a lab's grader uses: the lab's description, the student's and
 /// the reference's builds, the GPU, and the calls that fill in a report row.
 ///
-/// A lab grader is one .cu file of Catch2 test cases, one per check:
-///
-///     const memlab::grading::LabInfo memlab::grading::lab = {
-///         "lab1", "Caching observed with vector_add", 4, "labs/lab1_caching/README.md",
-///         "memlab_lab1_api"};
+/// A lab grader is one .cu file of Catch2 test cases, one per check (the
+/// lab's name, title and steps come from its memlab_add_lab() call):
 ///
 ///     TEST_CASE("vector_add is correct for any n", "[step1][correct]") {
 ///       memlab::grading::hint("Cover every i < n: ...");
@@ -43,7 +40,8 @@ struct LabInfo {
   const char* api_symbol;  ///< the table a lab build exports, e.g. "memlab_lab1_api"
 };
 
-/// The lab this grader checks; each lab's grader defines it.
+/// The lab this grader checks: defined in a file that memlab_add_lab() makes
+/// from the lab's CMakeLists.txt (cmake/Labs.cmake).
 extern const LabInfo lab;
 
 /// @name Filling in the running check's report row
