@@ -30,7 +30,7 @@ case $status in
 esac
 
 echo "Results for programs: $out/results.json; the grader's detailed log: $out/$lab-checks.log"
-if [ -f "$folder/plot.py" ]; then
+if [ -f "$folder/grading/plot.py" ]; then
   plotter=""
   for python in python3 /usr/bin/python3; do
     if command -v "$python" >/dev/null 2>&1 && "$python" -c "import matplotlib" 2>/dev/null; then
@@ -39,7 +39,7 @@ if [ -f "$folder/plot.py" ]; then
     fi
   done
   if [ -n "$plotter" ]; then
-    "$plotter" "$folder/plot.py" "$out" || echo "(the plot failed; the data is in $out)"
+    "$plotter" "$folder/grading/plot.py" "$out" || echo "(the plot failed; the data is in $out)"
   else
     echo "No plot: matplotlib is missing (scripts/bootstrap.sh --plots installs it); the data is in $out"
   fi

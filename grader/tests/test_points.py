@@ -55,7 +55,7 @@ class Tables(unittest.TestCase):
     def test_each_labs_table_gives_100_points_to_exactly_its_checks(self):
         for path in sorted(glob.glob(os.path.join(helpers.GRADER, "points", "lab*.txt"))):
             lab = os.path.basename(path)[:-4]
-            grader = glob.glob(os.path.join(helpers.SOURCE_DIR, "labs", f"{lab}_*", "grader.cpp"))[0]
+            grader = glob.glob(os.path.join(helpers.SOURCE_DIR, "labs", f"{lab}_*", "grading", "grader.cpp"))[0]
             with open(grader, encoding="utf-8") as handle:
                 ids = []
                 for tags in re.findall(r'TEST_CASE\("[^"]*",\s*"((?:\[[^\]]+\])+)"\)', handle.read()):

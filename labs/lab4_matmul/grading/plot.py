@@ -3,7 +3,7 @@
 byte its threads ask global memory for) and the GFLOP/s it reached, under the
 roofs measured on this GPU: the copy bandwidth (sloped) and the FP32 ceiling (flat).
 
-    python3 plot.py <folder with roofline.csv>      (make lab4 runs this)
+    python3 grading/plot.py <folder with roofline.csv>      (make lab4 runs this)
 
 Writes roofline.png beside the CSV, which the grader rewrites after every timed step.
 """

@@ -2,7 +2,7 @@
 """Draws lab 1's measurement: vector_add bandwidth against footprint, for the
 first (cold) launch and the later (warm) ones, with the L2 size marked.
 
-    python3 plot.py <folder with l2_sweep.csv>      (make lab1 runs this)
+    python3 grading/plot.py <folder with l2_sweep.csv>      (make lab1 runs this)
 
 Writes l2_sweep.png beside the CSV, which the grader writes in step 3.
 """
