@@ -41,6 +41,7 @@ class Freezer {
   bool holding() const { return !stopped_.empty(); }
 
  private:
+  pid_t root_ = -1;
   std::vector<pid_t> stopped_;
   std::vector<FrozenThread> frozen_;  // by tid, as stop() left them
 };
