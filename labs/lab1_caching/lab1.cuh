@@ -2,6 +2,11 @@
 /// @brief Lab 1, caching observed with vector_add: the functions you write in
 /// vector_add.cu, which the grader calls.
 ///
+/// Read this file; do not edit it. Everything you write goes in vector_add.cu. The
+/// class grader (`make grade`) compiles your vector_add.cu against the course's copy
+/// of this header, so a change here would change what `make lab1` measures
+/// but not your grade.
+///
 /// Sizes are element counts (std::size_t: arrays larger than 2^31 elements must
 /// work, and the grader checks one where the GPU has the memory); footprints are
 /// bytes. Functions that take a stream should enqueue their work on it: the

@@ -2,6 +2,11 @@
 /// @brief Lab 2, memory coalescing with matrix row and column sums: the
 /// functions you write in matrix_sums.cu, which the grader calls.
 ///
+/// Read this file; do not edit it. Everything you write goes in matrix_sums.cu. The
+/// class grader (`make grade`) compiles your matrix_sums.cu against the course's copy
+/// of this header, so a change here would change what `make lab2` measures
+/// but not your grade.
+///
 /// Every matrix is row-major: element (r, c) of a rows x cols matrix is
 /// matrix[r * cols + c], so a row is contiguous in memory and a column is
 /// strided by cols elements. Sizes are element counts (std::size_t). Every

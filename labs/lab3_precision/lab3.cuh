@@ -2,6 +2,11 @@
 /// @brief Lab 3, float vs double: the functions you write in precision.cu,
 /// which the grader calls.
 ///
+/// Read this file; do not edit it. Everything you write goes in precision.cu. The
+/// class grader (`make grade`) compiles your precision.cu against the course's copy
+/// of this header, so a change here would change what `make lab3` measures
+/// but not your grade.
+///
 /// Matrices are row-major (element (r, c) is matrix[r * cols + c]); sizes are
 /// element counts. Every function enqueues its work on @p stream and returns
 /// without waiting. Each step comes in a float and a double version with the

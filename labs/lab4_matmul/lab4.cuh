@@ -2,6 +2,11 @@
 /// @brief Lab 4, naive vs shared-memory tiled matrix multiply: the functions
 /// you write in matmul.cu, which the grader calls.
 ///
+/// Read this file; do not edit it. Everything you write goes in matmul.cu. The
+/// class grader (`make grade`) compiles your matmul.cu against the course's copy
+/// of this header, so a change here would change what `make lab4` measures
+/// but not your grade.
+///
 /// Every matrix is square, width x width floats, row-major: element (r, c) is
 /// m[r * width + c]. Every multiply computes c = a x b, writes all of c and
 /// nothing past it, enqueues its work on @p stream and returns without waiting.

@@ -2,6 +2,11 @@
 /// @brief Lab 5, GEMV with shared memory, row- vs column-major: the functions
 /// you write in gemv.cu, which the grader calls.
 ///
+/// Read this file; do not edit it. Everything you write goes in gemv.cu. The
+/// class grader (`make grade`) compiles your gemv.cu against the course's copy
+/// of this header, so a change here would change what `make lab5` measures
+/// but not your grade.
+///
 /// Every function computes y = alpha * A x + beta * y in double, for a matrix A
 /// of rows x cols, x of cols elements and y of rows elements: y is read, then
 /// overwritten. Where A is row-major, element (r, c) is a[r * cols + c]; where
