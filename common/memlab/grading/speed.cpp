@@ -89,6 +89,7 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
     // refused only if a second measurement, from a new runner, shows it again:
     // a fair student must not lose the check to one disturbed measurement.
     constexpr int kMeasurements = 2;
+    int measurements = 0;
     for (int measurement = 0; measurement < kMeasurements; ++measurement) {
       // The reference alone first, with no runner of the student's alive: GPU
       // work its code left queued (behind a wait on a value the grader writes,
@@ -127,9 +128,10 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
       result.best_ratio = hopeless ? median_ratio(student_ms, reference_ms) : verdict.best();
       result.attempts = static_cast<int>(verdict.attempts.size());
       result.reference_ms = median(reference_ms);
-      value("measurements", measurement + 1);
+      measurements = measurement + 1;
       if (!result.reference_slowed()) break;
     }
+    value("measurements", measurements);
     record_clock_statistics(student_ms, reference_ms);
   } catch (const WrongRun& wrong) {
     result.wrong_run = wrong.what();
