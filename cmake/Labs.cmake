@@ -166,6 +166,7 @@ function(memlab_add_lab)
   memlab_add_lab_build(${lab}_student ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
   memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
 
+  set(symbol "memlab_${lab}_api")  # what a build of the lab exports (its TABLE defines it)
   memlab_add_lab_program(${lab}_grader ${lab} "${LAB_GRADER}" memlab::grading)
   # What the grader knows of its lab, from this call (the registry), not written again in grader.cpp.
   file(RELATIVE_PATH guide "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/README.md")
@@ -176,14 +177,14 @@ function(memlab_add_lab)
 #include \"memlab/grading/grader.hpp\"
 
 const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\", ${LAB_STEPS}, \"${guide}\",
-                                                       \"memlab_${lab}_api\"};
+                                                       \"${symbol}\"};
 " @ONLY)
   target_sources(${lab}_grader PRIVATE "${CMAKE_CURRENT_BINARY_DIR}/${lab}_info.cpp")
   # The runner: the process a build's code runs in while it is graded
   # (common/memlab/grading/runner_main.cpp, made for this lab's Api).
   memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp" memlab_remote)
   target_compile_definitions(${lab}_runner PRIVATE
-    MEMLAB_LAB_HEADER="${lab}.cuh" MEMLAB_LAB_API=${lab}::Api MEMLAB_LAB_SYMBOL="memlab_${lab}_api")
+    MEMLAB_LAB_HEADER="${lab}.cuh" MEMLAB_LAB_API=${lab}::Api MEMLAB_LAB_SYMBOL="${symbol}")
   target_include_directories(${lab}_runner PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${lab}_runner PRIVATE ${CMAKE_DL_LIBS})
   # The grader starts the reference build and the runner from beside itself.

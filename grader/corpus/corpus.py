@@ -27,6 +27,8 @@ from typing import Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))  # grader/, for memlab_grader
+from memlab_grader.cli import known_labs  # noqa: E402  (after the path it needs)
 
 
 @dataclass
@@ -281,11 +283,6 @@ def red_team_entries(lab: str) -> List[Entry]:
         (file_name,) = os.listdir(os.path.join(SOURCE_DIR, folder))
         entries.append(Entry(f"red_team_{name.replace('/', '_')}", expect, source=os.path.join(folder, file_name)))
     return entries
-
-
-def known_labs() -> List[str]:
-    """Every lab of labs/ (lab<N>_<topic> folders), as CMake registers them."""
-    return sorted({f.split("_")[0] for f in os.listdir(os.path.join(SOURCE_DIR, "labs")) if f.startswith("lab") and "_" in f})
 
 
 def lab_files(lab: str) -> Tuple[str, str]:

@@ -90,9 +90,14 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
     return args
 
 
+def known_labs() -> List[str]:
+    """Every lab of labs/ (its lab<N>_<topic> folders), as CMake registers them."""
+    return sorted(os.path.basename(path).split("_")[0] for path in glob.glob(os.path.join(SOURCE_DIR, "labs", "lab*_*")))
+
+
 def lab_name(text: str) -> str:
     name = text if text.startswith("lab") else f"lab{text}"
-    known = sorted(os.path.basename(path).split("_")[0] for path in glob.glob(os.path.join(SOURCE_DIR, "labs", "lab*_*")))
+    known = known_labs()
     if name not in known:
         raise BadInput(f"there is no lab '{text}'; the labs are {', '.join(known)}")
     return name
