@@ -84,52 +84,57 @@ SpeedComparison compare_speed(const CheckedWork& student, const CheckedWork& ref
   result.floor_ms = floor_ms;
   std::vector<double> student_ms, reference_ms;
   bool hopeless = false;
+  // One attempt: kPairs interleaved pairs, the ratio of their median.
+  const auto time_pairs = [&] {
+    if (hopeless) return std::numeric_limits<double>::infinity();
+    student_ms.clear();
+    reference_ms.clear();
+    for (int i = 0; i < kPairs; ++i) {
+      // Alternating who goes first, so a drift of the machine affects both alike.
+      if (i % 2 == 0) {
+        student_ms.push_back(sample(student));
+        reference_ms.push_back(sample(reference));
+      } else {
+        reference_ms.push_back(sample(reference));
+        student_ms.push_back(sample(student));
+      }
+      if (i + 1 >= kPairsBeforeGivingUp && median_ratio(student_ms, reference_ms) > kHopeless * limit) {
+        hopeless = true;
+        break;
+      }
+    }
+    // A second attempt cannot rescue a hopeless one: say so with a value over any limit.
+    return hopeless ? std::numeric_limits<double>::infinity() : median_ratio(student_ms, reference_ms);
+  };
+  // One measurement. The reference alone first, with no runner of the
+  // student's alive: GPU work its code left queued (behind a wait on a value
+  // the grader writes, say) dies with its process. Timed beside the student's
+  // runner, the reference must not be far slower than this. Then the pairs,
+  // measured again once before failing (judge_with_rerun).
+  const auto measure = [&] {
+    remote::kill_runner(remote::Side::student);
+    std::vector<double> alone_ms;
+    for (int i = 0; i < kAlone; ++i) alone_ms.push_back(sample(reference));
+    result.reference_alone_ms = median(alone_ms);
+    for (int i = 0; i < kWarmups; ++i) {
+      sample(student);
+      sample(reference);
+    }
+    hopeless = false;
+    const RerunVerdict verdict = judge_with_rerun(limit, kAttempts, time_pairs);
+    result.best_ratio = hopeless ? median_ratio(student_ms, reference_ms) : verdict.best();
+    result.attempts = static_cast<int>(verdict.attempts.size());
+    result.reference_ms = median(reference_ms);
+  };
   try {
     // A reference far slower beside the student's runner than alone is
     // refused only if a second measurement, from a new runner, shows it again:
     // a fair student must not lose the check to one disturbed measurement.
-    constexpr int kMeasurements = 2;
-    int measurements = 0;
-    for (int measurement = 0; measurement < kMeasurements; ++measurement) {
-      // The reference alone first, with no runner of the student's alive: GPU
-      // work its code left queued (behind a wait on a value the grader writes,
-      // say) dies with its process. Timed beside the student's runner, the
-      // reference must not be far slower than this.
-      remote::kill_runner(remote::Side::student);
-      std::vector<double> alone_ms;
-      for (int i = 0; i < kAlone; ++i) alone_ms.push_back(sample(reference));
-      result.reference_alone_ms = median(alone_ms);
-      for (int i = 0; i < kWarmups; ++i) {
-        sample(student);
-        sample(reference);
-      }
-      hopeless = false;
-      const RerunVerdict verdict = judge_with_rerun(limit, kAttempts, [&] {
-        if (hopeless) return std::numeric_limits<double>::infinity();
-        student_ms.clear();
-        reference_ms.clear();
-        for (int i = 0; i < kPairs; ++i) {
-          // Alternating who goes first, so a drift of the machine affects both alike.
-          if (i % 2 == 0) {
-            student_ms.push_back(sample(student));
-            reference_ms.push_back(sample(reference));
-          } else {
-            reference_ms.push_back(sample(reference));
-            student_ms.push_back(sample(student));
-          }
-          if (i + 1 >= kPairsBeforeGivingUp && median_ratio(student_ms, reference_ms) > kHopeless * limit) {
-            hopeless = true;
-            break;
-          }
-        }
-        // A second attempt cannot rescue a hopeless one: say so with a value over any limit.
-        return hopeless ? std::numeric_limits<double>::infinity() : median_ratio(student_ms, reference_ms);
-      });
-      result.best_ratio = hopeless ? median_ratio(student_ms, reference_ms) : verdict.best();
-      result.attempts = static_cast<int>(verdict.attempts.size());
-      result.reference_ms = median(reference_ms);
-      measurements = measurement + 1;
-      if (!result.reference_slowed()) break;
+    measure();
+    int measurements = 1;
+    if (result.reference_slowed()) {
+      measure();
+      measurements = 2;
     }
     value("measurements", measurements);
     record_clock_statistics(student_ms, reference_ms);
