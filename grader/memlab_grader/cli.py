@@ -395,6 +395,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             record["gpu"]["driver"] = tool_version(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
             print(f"The reference passes here in {reference['run_seconds']:.1f} s: {record['gpu'].get('GPU', '')}.",
                   flush=True)
+            held_by = record["gpu"].get("Runners held by", "")
+            if held_by.startswith("signals"):
+                print(f"WARNING: runners are held between calls by {held_by}: a submission can arrange to run "
+                      "while it should be stopped, and the grader only notices afterwards.", flush=True)
         elif pending:
             print("No GPU here: submissions are compiled and scanned, and marked 'not run: no GPU'.", flush=True)
 

@@ -182,6 +182,9 @@ def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dic
     if sandbox:
         facts.append("runners sandboxed (bwrap)" if sandbox.get("used") else
                      f"runners NOT sandboxed: {sandbox.get('reason', '')}")
+    held_by = record.get("gpu", {}).get("Runners held by", "")
+    if held_by.startswith("signals"):
+        facts.append(f"runners held between calls by {held_by}")
     if totals:
         facts.append(f"mean {statistics.mean(totals):.1f}, median {statistics.median(totals):.1f} of {format_points(maximum)}")
     sections.append(Section(f"{lab}: class summary", [], [], text="; ".join(facts) + "."))

@@ -164,10 +164,12 @@ def _follow(process: subprocess.Popen, deadline: float, output_limit: int) -> Tu
 
 # ---- the runner's sandbox ----------------------------------------------------
 
-# Its own process, IPC and host-name namespaces, and an unprivileged user in a
-# user namespace: it sees and signals no process outside, and every process it
-# starts dies with it. (The network's namespace is added by bwrap_words.)
-_NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-user", "--uid", "65534", "--gid", "65534"]
+# Its own process, IPC, host-name and cgroup namespaces, and an unprivileged
+# user in a user namespace: it sees and signals no process outside, every
+# process it starts dies with it, and its own cgroup is the root of the only
+# cgroups it can see. (The network's namespace is added by bwrap_words.)
+_NAMESPACES = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-user",
+               "--uid", "65534", "--gid", "65534"]
 
 
 def find_bwrap(source_dir: str) -> Optional[str]:

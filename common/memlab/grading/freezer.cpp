@@ -167,6 +167,8 @@ bool same_counts(const std::vector<FrozenThread>& a, const std::vector<FrozenThr
 }  // namespace
 
 bool Freezer::stop(pid_t root, double patience_seconds) {
+  held_ = true;
+  if (cgroup_.usable()) return cgroup_.freeze(patience_seconds);
   using Clock = std::chrono::steady_clock;
   const Clock::time_point begin = Clock::now();
   root_ = root;
@@ -218,6 +220,8 @@ bool Freezer::stop(pid_t root, double patience_seconds) {
 }
 
 bool Freezer::still_stopped() const {
+  if (!held_) return true;
+  if (cgroup_.usable()) return cgroup_.frozen();
   if (stopped_.empty()) return true;
   // No process below the root that stop() did not stop (one born since, or one it never saw).
   bool vanished = false;
@@ -241,6 +245,8 @@ bool Freezer::still_stopped() const {
 }
 
 void Freezer::resume() {
+  if (held_ && cgroup_.usable()) cgroup_.thaw();
+  held_ = false;
   for (pid_t pid : stopped_) ::kill(pid, SIGCONT);
   stopped_.clear();
   frozen_.clear();

@@ -8,12 +8,19 @@
 /// timer, a helper process); still_stopped() tells whether anything stopped
 /// has run since, from the threads' context-switch counts, which move
 /// whenever a thread runs at all. Plain POSIX and /proc: no GPU involved.
+///
+/// Signals are the fallback. Where the grader may make cgroups, the runner
+/// lives in a cgroup of its own (cgroup.hpp) and the kernel's freezer holds
+/// it: no signal undoes that, and nothing started inside escapes it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "memlab/grading/cgroup.hpp"
 
 namespace memlab::grading {
 
@@ -27,6 +34,9 @@ struct FrozenThread {
 /// Stops a process and every descendant, every thread of each.
 class Freezer {
  public:
+  Freezer() = default;
+  /// Holds what is in @p cgroup by its freezer; signals if it is not usable.
+  explicit Freezer(Cgroup cgroup) : cgroup_(std::move(cgroup)) {}
   /// Stops @p root and its descendants (read from /proc, again until every
   /// process and thread is seen stopped, so processes that come and go are
   /// met too). Returns false if they were not all stopped within
@@ -38,9 +48,14 @@ class Freezer {
   /// Continues everything stop() stopped.
   void resume();
   /// True between stop() and resume().
-  bool holding() const { return !stopped_.empty(); }
+  bool holding() const { return held_; }
+  /// Ends every process in the runner's cgroup, and waits until they are gone
+  /// (false: there is no cgroup, or they were not gone within @p patience_seconds).
+  bool kill_all(double patience_seconds) { return cgroup_.usable() && cgroup_.kill_all(patience_seconds); }
 
  private:
+  Cgroup cgroup_;
+  bool held_ = false;
   pid_t root_ = -1;
   std::vector<pid_t> stopped_;
   std::vector<FrozenThread> frozen_;  // by tid, as stop() left them

@@ -10,6 +10,7 @@
 
 #define MEMLAB_CATCH2_MAIN
 #include "memlab/grading/catch2.hpp"
+#include "memlab/grading/cgroup.hpp"
 #include "memlab/grading/context.hpp"
 #include "memlab/grading/grader.hpp"
 #include "memlab/grading/phases.hpp"
@@ -183,6 +184,9 @@ std::vector<std::pair<std::string, std::string>> describe_machine(const Context&
           {"Launch overhead", launch},
           {"CUDA", versions},
           {"Student build", student},
+          {"Runners held by", Cgroup::why_unusable().empty()
+                                  ? "the kernel: a cgroup per runner, frozen between calls"
+                                  : "signals only (" + Cgroup::why_unusable() + "); see grader/README.md"},
           {"Seed", std::to_string(context.seed)}};
 }
 

@@ -321,7 +321,8 @@ std::string end_runner(Side side, bool kill_it) {
   continue_runner(side);  // a stopped process cannot end by itself
   if (runner.socket >= 0) ::close(runner.socket);
   if (kill_it) {
-    ::kill(-runner.pid, SIGKILL);  // its process group: what it started dies with it
+    runner.freezer.kill_all(0.0);  // its cgroup, where there is one: what it started dies with it
+    ::kill(-runner.pid, SIGKILL);  // its process group, where there is not
     ::kill(runner.pid, SIGKILL);
   }
   int status = 0;
@@ -342,6 +343,8 @@ std::string end_runner(Side side, bool kill_it) {
     }
   }
   if (kill_it) ::kill(-runner.pid, SIGKILL);  // a child that outlived it in the group
+  // Its cgroup, if it has one, is emptied (whatever the lab's code left running
+  // is killed and waited for) and removed: nothing of it outlives the runner.
   runner = Runner{};
   return how;
 }
@@ -508,11 +511,20 @@ void start_runner(Side side) {
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
+  // A cgroup of its own where the grader may make one (cgroup.hpp): the kernel
+  // then holds it between calls, and everything it starts dies with it.
+  static int runners_started = 0;
+  Cgroup cgroup(std::string(side == Side::student ? "student" : side == Side::reference ? "reference" : "base") +
+                "-" + std::to_string(++runners_started));
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a grader that dies takes its runners with it
+    if (cgroup.usable() && !cgroup.enter()) {
+      std::fprintf(stderr, "grading: cannot move the runner into its cgroup: %s\n", std::strerror(errno));
+      std::_Exit(127);
+    }
     if (setup.runner_cpu >= 0) {
       cpu_set_t one;
       CPU_ZERO(&one);
@@ -532,6 +544,7 @@ void start_runner(Side side) {
   ::close(sockets[1]);
   runner.pid = pid;
   runner.socket = sockets[0];
+  runner.freezer = Freezer(std::move(cgroup));
 
   if (side == Side::base) {
     for (int i = 0; i < kBaseSamples; ++i) measure_base();

@@ -1,0 +1,184 @@
+// Cgroup (cgroup.hpp): a folder of the cgroup v2 file system per runner.
+#include "memlab/grading/cgroup.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+namespace memlab::grading {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Where the cgroup v2 file system is mounted ("" if it is not), from /proc/self/mountinfo:
+// "id parent major:minor root mount-point options ... - type source super-options".
+std::string cgroup2_mount() {
+  std::ifstream mounts("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(mounts, line)) {
+    const std::size_t dash = line.find(" - ");
+    if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0) continue;
+    std::istringstream fields(line.substr(0, dash));
+    std::string id, parent, device, root, mount_point;
+    if (fields >> id >> parent >> device >> root >> mount_point && root == "/") return mount_point;
+  }
+  return "";
+}
+
+// This process's cgroup in the v2 hierarchy ("0::/path" in /proc/self/cgroup).
+std::string own_cgroup() {
+  std::ifstream groups("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(groups, line)) {
+    if (line.rfind("0::", 0) == 0) return line.substr(3);
+  }
+  return "";
+}
+
+// The folder runners' cgroups are made in: the grader's own cgroup.
+std::string parent_folder() {
+  static const std::string folder = [] {
+    const std::string mount = cgroup2_mount();
+    const std::string own = own_cgroup();
+    if (mount.empty() || own.empty()) return std::string();
+    return own == "/" ? mount : mount + own;
+  }();
+  return folder;
+}
+
+// Removes the empty cgroups left by graders that were killed before they could
+// (their names start with memlab-<pid>-, a pid no longer running).
+void remove_stale(const std::string& parent) {
+  DIR* folder = ::opendir(parent.c_str());
+  if (folder == nullptr) return;
+  while (const dirent* entry = ::readdir(folder)) {
+    int pid = 0;
+    if (std::sscanf(entry->d_name, "memlab-%d-", &pid) != 1 || pid <= 0) continue;
+    if (::kill(pid, 0) == 0 || errno == EPERM) continue;
+    ::rmdir((parent + "/" + entry->d_name).c_str());
+  }
+  ::closedir(folder);
+}
+
+}  // namespace
+
+const std::string& Cgroup::why_unusable() {
+  static const std::string why = []() -> std::string {
+    const std::string parent = parent_folder();
+    if (parent.empty()) return "no cgroup v2 file system is mounted here";
+    if (::access((parent + "/cgroup.procs").c_str(), W_OK) != 0) {
+      return "this process may not move processes between cgroups below " + parent +
+             " (run as root, or under `systemd-run --user --scope -p Delegate=yes`)";
+    }
+    remove_stale(parent);
+    const std::string probe = parent + "/memlab-" + std::to_string(::getpid()) + "-probe";
+    if (::mkdir(probe.c_str(), 0755) != 0) {
+      return "no cgroup can be made in " + parent + ": " + std::strerror(errno);
+    }
+    const bool complete = ::access((probe + "/cgroup.freeze").c_str(), W_OK) == 0 &&
+                          ::access((probe + "/cgroup.kill").c_str(), W_OK) == 0;
+    ::rmdir(probe.c_str());
+    if (!complete) return "this kernel's cgroups have no cgroup.freeze or cgroup.kill (Linux 5.14 or later has both)";
+    return "";
+  }();
+  return why;
+}
+
+Cgroup::Cgroup(const std::string& name) {
+  if (!why_unusable().empty()) return;
+  const std::string folder = parent_folder() + "/memlab-" + std::to_string(::getpid()) + "-" + name;
+  if (::mkdir(folder.c_str(), 0755) != 0) return;
+  folder_ = folder;
+  procs_ = folder + "/cgroup.procs";
+}
+
+Cgroup::Cgroup(Cgroup&& other) noexcept
+    : folder_(std::exchange(other.folder_, std::string())), procs_(std::exchange(other.procs_, std::string())) {}
+
+Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
+  if (this != &other) {
+    remove();
+    folder_ = std::exchange(other.folder_, std::string());
+    procs_ = std::exchange(other.procs_, std::string());
+  }
+  return *this;
+}
+
+Cgroup::~Cgroup() { remove(); }
+
+void Cgroup::remove() {
+  if (!usable()) return;
+  kill_all(2.0);
+  ::rmdir(folder_.c_str());
+  folder_.clear();
+  procs_.clear();
+}
+
+bool Cgroup::enter() const noexcept {
+  const int procs = ::open(procs_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (procs < 0) return false;
+  const bool moved = ::write(procs, "0", 1) == 1;  // 0: the writing process
+  ::close(procs);
+  return moved;
+}
+
+bool Cgroup::write_file(const char* file, const char* text) const {
+  const int fd = ::open((folder_ + "/" + file).c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const std::size_t length = std::strlen(text);
+  const bool written = ::write(fd, text, length) == static_cast<ssize_t>(length);
+  ::close(fd);
+  return written;
+}
+
+bool Cgroup::events_say(const char* line) const {
+  const std::string events = "\n" + read_file(folder_ + "/cgroup.events");
+  return events.find("\n" + std::string(line) + "\n") != std::string::npos;
+}
+
+bool Cgroup::freeze(double patience_seconds) {
+  if (!write_file("cgroup.freeze", "1")) return false;
+  const Clock::time_point begin = Clock::now();
+  for (int round = 0;; ++round) {
+    if (events_say("frozen 1")) return true;
+    if (std::chrono::duration<double>(Clock::now() - begin).count() > patience_seconds) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(round < 10 ? 20 : 200));
+  }
+}
+
+bool Cgroup::frozen() const { return usable() && events_say("frozen 1"); }
+
+void Cgroup::thaw() { write_file("cgroup.freeze", "0"); }
+
+bool Cgroup::kill_all(double patience_seconds) {
+  if (!usable()) return true;
+  const Clock::time_point begin = Clock::now();
+  for (int round = 0;; ++round) {
+    if (events_say("populated 0")) return true;
+    if (round == 0) write_file("cgroup.kill", "1");
+    if (std::chrono::duration<double>(Clock::now() - begin).count() > patience_seconds) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(round < 10 ? 1 : 10));
+  }
+}
+
+}  // namespace memlab::grading
