@@ -38,10 +38,10 @@ function(memlab_add_lab_build target lab source)
     CXX_VISIBILITY_PRESET hidden)
 endfunction()
 
-# memlab_add_lab_program(<target> <lab> <source> <library>): a program of the
+# memlab_add_lab_program(<target> <lab> <sources> <library>): a program of the
 # lab's (its grader, its profile driver), built beside the lab's builds.
-function(memlab_add_lab_program target lab source library)
-  add_executable(${target} "${source}")
+function(memlab_add_lab_program target lab sources library)
+  add_executable(${target} ${sources})
   target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${target} PRIVATE ${library})
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/labs/${lab}")
@@ -128,18 +128,19 @@ function(memlab_add_grading_kit lab skeleton forbidden)
 endfunction()
 
 # memlab_add_lab(NAME <lab> TITLE <title> STEPS <count> SKELETON <file> SOLUTION <file>
-#                TABLE <file> GRADER <file>
+#                TABLE <file> GRADER <file>...
 #                [PROFILE <file>] [SANITIZE <file>] [FORBID <library>...] [SKELETON_FAILS <check id>...])
 # TITLE, STEPS: what the grader and its report call the lab, and how many steps it has
 #   (written into the grader as memlab::grading::lab, with the guide and the table's symbol).
+# GRADER: the grader's checks first, then the files they stand on (fixtures, oracles, figures).
 # PROFILE: a program that runs the student's build for `make <lab>-profile`.
 # SANITIZE: a program that runs the student's shared-memory kernels on small
 #   inputs, for `make <lab>-sanitize` (compute-sanitizer racecheck).
 # FORBID: libraries a build of the lab may not use (of MEMLAB_FORBIDDABLE).
 # SKELETON_FAILS: the checks the shipped skeleton must fail (default step1.correct).
 function(memlab_add_lab)
-  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;TITLE;STEPS;SKELETON;SOLUTION;TABLE;GRADER;PROFILE;SANITIZE"
-                        "SKELETON_FAILS;FORBID")
+  cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;TITLE;STEPS;SKELETON;SOLUTION;TABLE;PROFILE;SANITIZE"
+                        "GRADER;SKELETON_FAILS;FORBID")
   set(lab ${LAB_NAME})
   foreach(required TITLE STEPS SKELETON SOLUTION TABLE GRADER)
     if(NOT LAB_${required})

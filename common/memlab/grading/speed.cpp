@@ -202,6 +202,16 @@ void record_bandwidth(const SpeedComparison& result, double bytes, const std::st
   value(prefix + "attempts", result.attempts);
 }
 
+void record_arithmetic(const SpeedComparison& result, double flops, const std::string& prefix) {
+  const double student_gflops = flops / (result.student_ms * 1e-3) / 1e9;
+  const double reference_gflops = flops / (result.reference_ms * 1e-3) / 1e9;
+  value(prefix + "student_gflops", student_gflops);
+  value(prefix + "reference_gflops", reference_gflops);
+  value(prefix + "time_ratio", result.ratio);
+  value(prefix + "attempts", result.attempts);
+  measured(format_text("%.0f GFLOP/s", student_gflops), format_text("%.0f GFLOP/s", reference_gflops), result.ratio);
+}
+
 std::string bandwidth_text(double bytes, double milliseconds) {
   const double gbps = gigabytes_per_second(bytes, milliseconds);
   return format_text("%.0f GB/s (%.0f%% of copy)", gbps, 100 * gbps / ceilings().copy_gbps);

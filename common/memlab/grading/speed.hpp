@@ -117,6 +117,11 @@ double median_milliseconds(const Work& work);
 /// (each name preceded by @p prefix) in the running check.
 void record_bandwidth(const SpeedComparison& result, double bytes, const std::string& prefix = "");
 
+/// For work of @p flops floating-point operations: records the named values
+/// student_gflops, reference_gflops, time_ratio and attempts (each preceded by
+/// @p prefix) in the running check, and both GFLOP/s as what was measured.
+void record_arithmetic(const SpeedComparison& result, double flops, const std::string& prefix = "");
+
 /// @p bytes moved in @p milliseconds, for people: "3520 GB/s (88% of copy)",
 /// the share taken of the copy bandwidth measured when the grader started.
 std::string bandwidth_text(double bytes, double milliseconds);
