@@ -1,0 +1,147 @@
+// Lab 1's arrays and the runs of vector_add on them (arrays.hpp).
+#include "arrays.hpp"
+
+#include <memlab/cuda_check.cuh>
+#include <memlab/device_random.cuh>
+#include <memlab/grading/phases.hpp>
+#include <memlab/report.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+namespace lab1::checks {
+
+namespace remote = memlab::grading::remote;
+using memlab::format_text;
+
+std::size_t large_footprint() {
+  const memlab::DeviceFacts& gpu = grading::device();
+  return std::min(std::max<std::size_t>(8 * gpu.l2_bytes, std::size_t{1} << 30), gpu.global_memory_bytes / 8);
+}
+
+// The arrays every check shares, reallocated when a check needs more elements.
+Arrays& arrays(std::size_t elements) {
+  static std::unique_ptr<Arrays> shared;
+  if (!shared || shared->capacity() < elements) {
+    shared.reset();  // free the old arrays first: device memory may be tight
+    shared = std::make_unique<Arrays>(elements, grading::seed());
+  }
+  return *shared;
+}
+
+// Runs impl.vector_add on n elements and checks c[0..n) and the guard zone after
+// it. Returns what is wrong (empty if nothing) and sets the hint that fits.
+std::string check_vector_add(const lab1::Api& impl, std::size_t n) {
+  Arrays& arr = arrays(n);
+  arr.poison_c();
+  // The guard zone gets a pattern of this run's own: a stray store cannot restore a value known in advance.
+  const std::uint32_t guard = grading::poison(arr.c() + n, memlab::kGuardElements * sizeof(float));
+  impl.vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());
+  MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
+  MEMLAB_CHECK(cudaGetLastError());
+
+  if (const auto past_end = grading::first_changed(arr.c() + n, memlab::kGuardElements * sizeof(float), guard)) {
+    grading::hint("Every store needs the bound i < n: the last block usually has threads past the end.");
+    return format_text("wrote c[%zu], past the end of c (n = %zu)", n + *past_end, n);
+  }
+  std::vector<float> got = arr.c_buffer().to_host(n, grading::stream());
+  std::vector<float> expected(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = arr.expected(i);
+  const memlab::Comparison result = memlab::compare(got, expected, memlab::default_tolerance<float>());
+  if (result.ok()) return "";
+  if (result.unwritten == n) {
+    grading::hint("Is the kernel launched (with at least one block and one thread), and does it store c[i]?");
+  } else if (result.unwritten == result.mismatches && result.first.front().index > 0) {
+    grading::hint(format_text("c[%zu] onwards was never written: the launch covers too few threads. "
+                              "Launch ceil(n / threads per block) blocks, or loop with a grid stride.",
+                              result.first.front().index));
+  } else {
+    grading::hint("Check the index: thread i must read a[i] and b[i] and write c[i].");
+  }
+  return result.describe("c");
+}
+
+// A timed run of vector_add on n elements that is checked: fresh inputs and c
+// poisoned with a new pattern before it, and after it the guard zone past c[n]
+// and 64 runs of 64 elements of c at places chosen after the run (the first and
+// last among them) compared with a + b. Skipped or unfinished work leaves poison.
+grading::CheckedWork checked_vector_add(const lab1::Api& impl, Arrays& arr, std::size_t n) {
+  struct State {
+    std::uint32_t pattern = 0;
+    std::mt19937_64 places{grading::unpredictable_seed()};
+  };
+  auto state = std::make_shared<State>();
+  grading::CheckedWork run;
+  run.prepare = [&arr, n, state]() {
+    arr.refill(grading::unpredictable_seed());
+    state->pattern = grading::poison(arr.c(), (n + memlab::kGuardElements) * sizeof(float));
+  };
+  run.work = [&impl, &arr, n](cudaStream_t s) {
+    impl.vector_add(arr.a(), arr.b(), arr.c(), n, s);
+  };
+  run.verify = [&arr, n, state]() -> std::string {
+    if (!grading::still_poisoned(arr.c() + n, memlab::kGuardElements * sizeof(float), state->pattern)) {
+      return format_text("wrote past c[%zu], the end of c", n - 1);
+    }
+    constexpr std::size_t kChunk = 64;
+    constexpr int kChunks = 64;
+    std::vector<float> got(kChunk);
+    for (const std::size_t start : grading::sample_starts(n, kChunk, kChunks, state->places)) {
+      const std::size_t count = std::min(kChunk, n - start);
+      MEMLAB_CHECK(cudaMemcpy(got.data(), arr.c() + start, count * sizeof(float), cudaMemcpyDeviceToHost));
+      for (std::size_t i = 0; i < count; ++i) {
+        const float expected = arr.expected(start + i);
+        if (!(std::fabs(got[i] - expected) <= 1e-6f * (1.0f + std::fabs(expected)))) {
+          return format_text("c[%zu] = %g, expected %g", start + i, got[i], expected);
+        }
+      }
+    }
+    return "";
+  };
+  return run;
+}
+
+// lab1.cuh promises arrays of more than 2^31 elements: an int index wraps there.
+// Checked where the GPU has the memory (3 x 8.6 GB), else said plainly.
+std::string beyond_int_range() {
+  const grading::Phase phase("lab1_beyond_int_range");
+  const std::size_t n = (std::size_t{1} << 31) + 4099;
+  const std::size_t needed = 3 * (n + memlab::kGuardElements) * sizeof(float);
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < needed + needed / 8) {
+    // Memory the student's code holds must not decide whether this check
+    // runs: its runner is ended (the next call starts a new one). A killed
+    // process's GPU memory comes back a little after it is gone.
+    remote::kill_runner(remote::Side::student);
+    for (int wait = 0; wait < 60; ++wait) {
+      MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      if (free_bytes >= needed + needed / 8) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  if (free_bytes < needed + needed / 8) {
+    return format_text("n > 2^31 not checked: it needs %s of GPU memory, %s is free",
+                       memlab::format_bytes(static_cast<double>(needed)).c_str(),
+                       memlab::format_bytes(static_cast<double>(free_bytes)).c_str());
+  }
+  Arrays huge(n, grading::seed() + 77);
+  const grading::CheckedWork run = checked_vector_add(student(), huge, n);
+  run.prepare();
+  run.work(grading::stream());
+  const std::string problem = run.verify();
+  if (!problem.empty()) {
+    grading::hint("Past 2^31 elements an int index wraps around: compute i in std::size_t "
+                  "(blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x).");
+    throw std::runtime_error(format_text("n = %zu (more than 2^31): %s", n, problem.c_str()));
+  }
+  return format_text("and %zu", n);
+}
+
+}  // namespace lab1::checks

@@ -1,0 +1,37 @@
+/// @file timer.hpp
+/// @brief Lab 1's grader, step 2: what the student's time_launches reports,
+/// beside what the grader measures itself.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace lab1::checks {
+
+/// Fails the running check unless @p ms holds one positive, finite time per
+/// launch (a zero would make any speed-up pass).
+void require_times(const std::vector<float>& ms, int launches);
+
+/// Rounds at large footprints, where each launch streams from DRAM for a tenth
+/// of a millisecond or more: per round, the student's launch times added up
+/// over the grader's clock for the whole call. The size and the number of
+/// launches change every round, so no fixed answer fits them all. Fails the
+/// check if a call did not compute c or returned malformed times.
+struct CallShares {
+  std::vector<double> shares;  // per round
+  std::string rounds;          // each round described, for a failure's message
+};
+CallShares measure_call_shares(int rounds);
+
+/// Rounds at half the L2 size: the student's launch times and the reference's
+/// runner's, per launch, and launch 1's by the student's timer after a short
+/// and after a long hold of the stream.
+struct TimerAtHalfL2 {
+  std::size_t n = 0;
+  std::vector<std::vector<double>> theirs, references;  // [launch][round]
+  std::vector<double> first_after_hold[2];              // launch 1 after the short hold, after the long one
+};
+TimerAtHalfL2 measure_timer_at_half_l2(int rounds);
+
+}  // namespace lab1::checks
