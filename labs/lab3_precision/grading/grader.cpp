@@ -3,8 +3,13 @@
 //
 // Every threshold below was chosen from measurements or from the error bounds
 // of the arithmetic; docs/measurements/lab2-3.md has the runs and the reasoning.
+//
+// Step 3's data and checked runs are in polynomial.hpp, what this GPU's FP64
+// rate should give in expectations.*.
 
+#include "expectations.hpp"
 #include "lab3.cuh"
+#include "polynomial.hpp"
 
 #include <memlab/device_random.cuh>
 #include <memlab/grading/catch2.hpp>
@@ -28,6 +33,7 @@ namespace grading = memlab::grading;
 using grading::SumAxis;
 using memlab::format_text;
 using memlab::MatrixShape;
+using namespace lab3::checks;
 
 namespace {
 
@@ -47,169 +53,11 @@ constexpr double kCompensatedUlps = 8.0;
 // soon dwarfs the terms and plain float accumulation loses many of their digits.
 constexpr MatrixShape kAccuracyShape = {64, 131072};  // 8.4 million values, about 10^7
 
-// Step 3: as many elements as it takes for the polynomial to run a fraction of
-// a millisecond in float on a large GPU: launch overhead stays out of the ratio.
-constexpr std::size_t kPolynomialElements = std::size_t{1} << 24;
-
 const lab3::Api& student() { return grading::student<lab3::Api>(); }
 const lab3::Api& reference() { return grading::reference<lab3::Api>(); }
 
 const std::vector<MatrixShape> kShapes = {{1, 1},     {1, 1000},   {1000, 1},   {37, 1000},
                                           {1000, 37}, {3, 100001}, {100001, 3}, {2049, 3001}};
-
-// ---- Expectations for this GPU --------------------------------------------
-
-// FP32 results per FP64 result per SM per clock, from the throughput table of
-// the CUDA C++ Programming Guide: data-centre GPUs have half as many FP64 units
-// as FP32 units, consumer GPUs 1/32 or 1/64 as many.
-std::optional<int> fp32_per_fp64(int major, int minor) {
-  const int cc = 10 * major + minor;
-  switch (cc) {
-    case 60: case 70: case 80: case 90: case 100: return 2;
-    case 61: case 62: case 72: case 75: return 32;
-    case 86: case 87: case 89: case 120: case 121: return 64;
-    default: return std::nullopt;
-  }
-}
-
-std::string expected_compute_ratio_text() {
-  const memlab::DeviceFacts& gpu = grading::device();
-  const auto ratio = fp32_per_fp64(gpu.major, gpu.minor);
-  if (!ratio) {
-    return format_text("this lab has no FP64 figure for compute capability %s: the measurement tells you",
-                       gpu.compute_capability().c_str());
-  }
-  return format_text("compute capability %s does 1 FP64 operation per %d FP32 ones (%s), so about %dx",
-                     gpu.compute_capability().c_str(), *ratio,
-                     *ratio == 2 ? "a data-centre GPU" : "a consumer or embedded GPU", *ratio);
-}
-
-// ---- Step 3's data ----------------------------------------------------------
-
-// x: seeded random values in [-1, 1]; y: poisoned before every run; both with a guard zone.
-template <typename T>
-struct PolynomialData {
-  memlab::DeviceBuffer<T> x{kPolynomialElements + memlab::kGuardElements};
-  memlab::DeviceBuffer<T> y{kPolynomialElements + memlab::kGuardElements};
-  std::uint64_t seed = 0;
-  PolynomialData() { refill(grading::seed() + 7); }
-  // New random x from @p new_seed (a timed run's inputs).
-  void refill(std::uint64_t new_seed) {
-    seed = new_seed;
-    memlab::fill_random(x.data(), x.size(), seed, -1.0, 1.0, grading::stream());
-  }
-  T input(std::size_t i) const { return memlab::random_value<T>(seed, i, -1.0, 1.0); }
-};
-
-template <typename T>
-PolynomialData<T>& polynomial_data() {
-  static PolynomialData<T> data;
-  return data;
-}
-
-template <typename T>
-double horner_exact(T x) {
-  long double value = 1;
-  for (int k = 0; k < lab3::kPolynomialDegree; ++k) value = value * x + 1;
-  return static_cast<double>(value);
-}
-
-// Each Horner step rounds once (by at most u of its value) and later steps
-// multiply that error by |x| <= 1; summed over the steps, the error stays
-// below kPolynomialDegree * u relative. Twice that passes every correct
-// kernel, while a double kernel computing in float is off by 10^9 times more.
-template <typename T>
-memlab::Tolerance polynomial_tolerance() {
-  const double bound = 2.0 * lab3::kPolynomialDegree * std::numeric_limits<T>::epsilon() / 2;
-  return {bound, bound};
-}
-
-template <typename T>
-using PolynomialFunction = void (*)(const T*, T*, std::size_t, cudaStream_t);
-
-// Runs `polynomial` on the first n inputs and checks the result: every element
-// when n is small, every 257th at the full size (the host's long double Horner
-// is slow), and that every element was written and nothing past n.
-template <typename T>
-std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
-  PolynomialData<T>& data = polynomial_data<T>();
-  data.y.fill_bytes(memlab::kPoisonByte, grading::stream());
-  polynomial(data.x.data(), data.y.data(), n, grading::stream());
-  MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
-  MEMLAB_CHECK(cudaGetLastError());
-  const std::vector<T> all = data.y.to_host(n + memlab::kGuardElements, grading::stream());
-  if (const auto past_end = memlab::first_overwritten(all, n)) {
-    grading::hint("Threads with i >= n must not write.");
-    return format_text("n = %zu: wrote y[%zu], past the end", n, n + *past_end);
-  }
-  const std::size_t step = n > 100000 ? 257 : 1;
-  std::vector<T> got;
-  std::vector<T> expected;
-  std::size_t unwritten = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    unwritten += memlab::is_poison(all[i]);
-    if (i % step != 0) continue;
-    got.push_back(all[i]);
-    expected.push_back(static_cast<T>(horner_exact(data.input(i))));
-  }
-  if (unwritten > 0) {
-    grading::hint("Launch enough threads for all n elements (or loop with a grid stride).");
-    return format_text("n = %zu: %zu elements never written", n, unwritten);
-  }
-  const memlab::Comparison result = memlab::compare(got, expected, polynomial_tolerance<T>());
-  if (result.ok()) return "";
-  grading::hint(sizeof(T) == sizeof(double)
-                    ? "Is every variable of the double version a double? A float anywhere in the chain "
-                      "(the running value, the input, a float literal) rounds to float's 24 bits."
-                    : "Start from 1 and apply value = value * x + 1 exactly kPolynomialDegree times.");
-  return format_text("n = %zu%s: ", n, step > 1 ? " (every 257th element checked)" : "") + result.describe("y");
-}
-
-// A timed run of `polynomial` on all kPolynomialElements inputs that is
-// checked: new random x and y poisoned with a new pattern before it; after it,
-// the guard zone past y and 64 runs of 32 elements of y at places chosen after
-// the run (the first and last among them) compared with the host's Horner
-// within polynomial_tolerance<T>(), as check_polynomial() does (2048 long double
-// Horner evaluations, about 4 ms on one core).
-template <typename T>
-grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
-  struct State {
-    std::uint32_t pattern = 0;
-    std::mt19937_64 places{grading::unpredictable_seed()};
-  };
-  static constexpr std::size_t n = kPolynomialElements;
-  static constexpr std::size_t kChunk = 32;
-  static constexpr int kChunks = 64;
-  auto state = std::make_shared<State>();
-  PolynomialData<T>& data = polynomial_data<T>();
-  grading::CheckedWork run;
-  run.prepare = [&data, state]() {
-    data.refill(grading::unpredictable_seed());
-    state->pattern = grading::poison(data.y.data(), data.y.bytes());
-  };
-  run.work = [polynomial, &data](cudaStream_t s) { polynomial(data.x.data(), data.y.data(), n, s); };
-  run.verify = [&data, state]() -> std::string {
-    if (!grading::still_poisoned(data.y.data() + n, memlab::kGuardElements * sizeof(T), state->pattern)) {
-      return format_text("n = %zu: wrote past y[%zu], the end of y", n, n - 1);
-    }
-    std::vector<std::size_t> sampled;
-    std::vector<T> got, expected;
-    std::vector<T> chunk(kChunk);
-    for (std::size_t start : grading::sample_starts(n, kChunk, kChunks, state->places)) {
-      const std::size_t count = std::min(kChunk, n - start);
-      MEMLAB_CHECK(cudaMemcpy(chunk.data(), data.y.data() + start, count * sizeof(T), cudaMemcpyDeviceToHost));
-      for (std::size_t i = 0; i < count; ++i) {
-        sampled.push_back(start + i);
-        got.push_back(chunk[i]);
-        expected.push_back(static_cast<T>(horner_exact(data.input(start + i))));
-      }
-    }
-    const std::string wrong =
-        grading::wrong_sample("y", sampled, got, expected, polynomial_tolerance<T>(), state->pattern);
-    return wrong.empty() ? "" : format_text("n = %zu: ", n) + wrong;
-  };
-  return run;
-}
 
 double relative_error(double got, long double exact) {
   return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / std::fabs(exact));

@@ -1,0 +1,159 @@
+/// @file polynomial.hpp
+/// @brief Lab 3's grader, step 3: x and y on the GPU, the exact polynomial on the
+/// CPU, and the polynomial kernels run and checked, in float and in double.
+#pragma once
+
+#include "lab3.cuh"
+
+#include <memlab/cuda_check.cuh>
+#include <memlab/device_random.cuh>
+#include <memlab/grading/grader.hpp>
+#include <memlab/grading/matrix_sums.hpp>
+#include <memlab/grading/speed.hpp>
+#include <memlab/random.hpp>
+#include <memlab/report.hpp>
+#include <memlab/resources.cuh>
+#include <memlab/verify.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace lab3::checks {
+
+namespace grading = memlab::grading;
+using memlab::format_text;
+
+// Step 3: as many elements as it takes for the polynomial to run a fraction of
+// a millisecond in float on a large GPU: launch overhead stays out of the ratio.
+constexpr std::size_t kPolynomialElements = std::size_t{1} << 24;
+
+// x: seeded random values in [-1, 1]; y: poisoned before every run; both with a guard zone.
+template <typename T>
+struct PolynomialData {
+  memlab::DeviceBuffer<T> x{kPolynomialElements + memlab::kGuardElements};
+  memlab::DeviceBuffer<T> y{kPolynomialElements + memlab::kGuardElements};
+  std::uint64_t seed = 0;
+  PolynomialData() { refill(grading::seed() + 7); }
+  // New random x from @p new_seed (a timed run's inputs).
+  void refill(std::uint64_t new_seed) {
+    seed = new_seed;
+    memlab::fill_random(x.data(), x.size(), seed, -1.0, 1.0, grading::stream());
+  }
+  T input(std::size_t i) const { return memlab::random_value<T>(seed, i, -1.0, 1.0); }
+};
+
+template <typename T>
+PolynomialData<T>& polynomial_data() {
+  static PolynomialData<T> data;
+  return data;
+}
+
+template <typename T>
+double horner_exact(T x) {
+  long double value = 1;
+  for (int k = 0; k < lab3::kPolynomialDegree; ++k) value = value * x + 1;
+  return static_cast<double>(value);
+}
+
+// Each Horner step rounds once (by at most u of its value) and later steps
+// multiply that error by |x| <= 1; summed over the steps, the error stays
+// below kPolynomialDegree * u relative. Twice that passes every correct
+// kernel, while a double kernel computing in float is off by 10^9 times more.
+template <typename T>
+memlab::Tolerance polynomial_tolerance() {
+  const double bound = 2.0 * lab3::kPolynomialDegree * std::numeric_limits<T>::epsilon() / 2;
+  return {bound, bound};
+}
+
+template <typename T>
+using PolynomialFunction = void (*)(const T*, T*, std::size_t, cudaStream_t);
+
+// Runs `polynomial` on the first n inputs and checks the result: every element
+// when n is small, every 257th at the full size (the host's long double Horner
+// is slow), and that every element was written and nothing past n.
+template <typename T>
+std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
+  PolynomialData<T>& data = polynomial_data<T>();
+  data.y.fill_bytes(memlab::kPoisonByte, grading::stream());
+  polynomial(data.x.data(), data.y.data(), n, grading::stream());
+  MEMLAB_CHECK(cudaStreamSynchronize(grading::stream()));
+  MEMLAB_CHECK(cudaGetLastError());
+  const std::vector<T> all = data.y.to_host(n + memlab::kGuardElements, grading::stream());
+  if (const auto past_end = memlab::first_overwritten(all, n)) {
+    grading::hint("Threads with i >= n must not write.");
+    return format_text("n = %zu: wrote y[%zu], past the end", n, n + *past_end);
+  }
+  const std::size_t step = n > 100000 ? 257 : 1;
+  std::vector<T> got;
+  std::vector<T> expected;
+  std::size_t unwritten = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    unwritten += memlab::is_poison(all[i]);
+    if (i % step != 0) continue;
+    got.push_back(all[i]);
+    expected.push_back(static_cast<T>(horner_exact(data.input(i))));
+  }
+  if (unwritten > 0) {
+    grading::hint("Launch enough threads for all n elements (or loop with a grid stride).");
+    return format_text("n = %zu: %zu elements never written", n, unwritten);
+  }
+  const memlab::Comparison result = memlab::compare(got, expected, polynomial_tolerance<T>());
+  if (result.ok()) return "";
+  grading::hint(sizeof(T) == sizeof(double)
+                    ? "Is every variable of the double version a double? A float anywhere in the chain "
+                      "(the running value, the input, a float literal) rounds to float's 24 bits."
+                    : "Start from 1 and apply value = value * x + 1 exactly kPolynomialDegree times.");
+  return format_text("n = %zu%s: ", n, step > 1 ? " (every 257th element checked)" : "") + result.describe("y");
+}
+
+// A timed run of `polynomial` on all kPolynomialElements inputs that is
+// checked: new random x and y poisoned with a new pattern before it; after it,
+// the guard zone past y and 64 runs of 32 elements of y at places chosen after
+// the run (the first and last among them) compared with the host's Horner
+// within polynomial_tolerance<T>(), as check_polynomial() does (2048 long double
+// Horner evaluations, about 4 ms on one core).
+template <typename T>
+grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
+  struct State {
+    std::uint32_t pattern = 0;
+    std::mt19937_64 places{grading::unpredictable_seed()};
+  };
+  static constexpr std::size_t n = kPolynomialElements;
+  static constexpr std::size_t kChunk = 32;
+  static constexpr int kChunks = 64;
+  auto state = std::make_shared<State>();
+  PolynomialData<T>& data = polynomial_data<T>();
+  grading::CheckedWork run;
+  run.prepare = [&data, state]() {
+    data.refill(grading::unpredictable_seed());
+    state->pattern = grading::poison(data.y.data(), data.y.bytes());
+  };
+  run.work = [polynomial, &data](cudaStream_t s) { polynomial(data.x.data(), data.y.data(), n, s); };
+  run.verify = [&data, state]() -> std::string {
+    if (!grading::still_poisoned(data.y.data() + n, memlab::kGuardElements * sizeof(T), state->pattern)) {
+      return format_text("n = %zu: wrote past y[%zu], the end of y", n, n - 1);
+    }
+    std::vector<std::size_t> sampled;
+    std::vector<T> got, expected;
+    std::vector<T> chunk(kChunk);
+    for (std::size_t start : grading::sample_starts(n, kChunk, kChunks, state->places)) {
+      const std::size_t count = std::min(kChunk, n - start);
+      MEMLAB_CHECK(cudaMemcpy(chunk.data(), data.y.data() + start, count * sizeof(T), cudaMemcpyDeviceToHost));
+      for (std::size_t i = 0; i < count; ++i) {
+        sampled.push_back(start + i);
+        got.push_back(chunk[i]);
+        expected.push_back(static_cast<T>(horner_exact(data.input(start + i))));
+      }
+    }
+    const std::string wrong =
+        grading::wrong_sample("y", sampled, got, expected, polynomial_tolerance<T>(), state->pattern);
+    return wrong.empty() ? "" : format_text("n = %zu: ", n) + wrong;
+  };
+  return run;
+}
+
+}  // namespace lab3::checks
