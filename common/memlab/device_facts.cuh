@@ -72,7 +72,7 @@ struct MeasuredCeilings {
 MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream);
 
 /// The FP64 ceiling, measured as MeasuredCeilings::fp32_gflops is but in double:
-/// a half of FP32 on data-centre GPUs, down to a sixty-fourth on GeForce ones.
+/// a half of FP32 on GP100, GV100, GA100 and GH100, a thirty-second or a sixty-fourth on the other chips.
 /// Apart from measure_ceilings() because only the performance report needs it,
 /// and every grader measures the ceilings at start. Throws CudaError.
 double measure_fp64_gflops(const DeviceFacts& facts, cudaStream_t stream);
