@@ -41,8 +41,8 @@ int choose_tile_width(const cudaDeviceProp& device);
 /// parameter.
 void matmul_dynamic(const float* a, const float* b, float* c, int width, int tile_width, cudaStream_t stream);
 
-/// Step 5: the tiled kernels in seed_bugs.cuh, each with one mistake from the
-/// course material this lab was built from.
+/// Step 5: the tiled kernels in seed_bugs.cu, each with one typical mistake
+/// seeded into it.
 enum class SeedBug {
   plus_for_times,              ///< adds a's element to b's instead of multiplying
   phases_by_integer_division,  ///< the phase count is width / kTileWidth, rounded down

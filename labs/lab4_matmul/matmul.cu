@@ -63,7 +63,7 @@ void matmul_dynamic(const float* a, const float* b, float* c, int width, int til
   // the shared memory per block, in bytes.
 }
 
-// ---- Step 5: the seed's bugs (read seed_bugs.cu) ---------------------------------
+// ---- Step 5: the seeded bugs (read seed_bugs.cu) --------------------------------
 
 Detector caught_by(SeedBug bug) {
   // TODO(step 5): for each bug, which detector catches it for certain.

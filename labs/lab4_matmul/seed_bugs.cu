@@ -1,8 +1,8 @@
 // Step 5 of lab 4: read this file, not edit it.
 //
-// The course material this lab comes from prints tiled matrix-multiply kernels
-// with mistakes in them. Below is the tiled kernel of step 3, written once, with
-// each of those mistakes switched on by the template parameter: look for
+// Tiled matrix-multiply kernels go wrong in a few typical ways, in printed
+// lecture notes as well as in students' code. Below is the tiled kernel of step
+// 3, written once, with six such mistakes seeded into it, each switched on by the template parameter: look for
 // `Bug ==`. The grader runs every version through its step 2 and step 3 checks
 // and shows you what each check saw; your job (TODO(step 5) in matmul.cu) is to
 // predict which check catches each bug for certain.
@@ -21,7 +21,7 @@ __global__ void tiled_kernel_with_bug(const float* a, const float* b, float* c, 
   const int ty = threadIdx.y;
   const int row = blockIdx.y * kTileWidth + ty;
   const int col = blockIdx.x * kTileWidth + tx;
-  // The seed writes ceil(width / TILE_WIDTH): the division is between ints, so
+  // A common way to write it is ceil(width / TILE_WIDTH): the division is between ints, so
   // it is rounded down before ceil() ever sees it.
   const int phases = Bug == SeedBug::phases_by_integer_division ? width / kTileWidth
                                                                 : (width + kTileWidth - 1) / kTileWidth;

@@ -117,7 +117,7 @@ void matmul_dynamic(const float* a, const float* b, float* c, int width, int til
   MEMLAB_CHECK_LAUNCH();
 }
 
-// ---- Step 5: the seed's bugs ----------------------------------------------------
+// ---- Step 5: the seeded bugs ---------------------------------------------------
 
 Detector caught_by(SeedBug bug) {
   switch (bug) {

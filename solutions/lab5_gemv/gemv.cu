@@ -9,7 +9,7 @@ namespace lab5 {
 
 namespace {
 
-constexpr int kThreadsPerRowBlock = 128;  // the seed's block size for one thread per row
+constexpr int kThreadsPerRowBlock = 128;  // the Numba GEMV notebook's block size for one thread per row
 
 unsigned int blocks_for(std::size_t threads, int per_block) {
   return static_cast<unsigned int>((threads + per_block - 1) / per_block);

@@ -26,7 +26,7 @@ namespace lab1::checks {
 namespace grading = memlab::grading;
 
 constexpr std::size_t kBytesPerElement = 3 * sizeof(float);  // a and b read, c written
-constexpr int kLaunches = 5;                 // the seed exercise's five launches in a row
+constexpr int kLaunches = 5;                 // the OLCF caching exercise's five launches in a row
 constexpr int kHoldMicroseconds = 1000;      // far longer than queueing five launches takes
 constexpr int kLongHoldMicroseconds = 3000;  // step 2's other hold: a GPU timer does not see the difference
 

@@ -11,7 +11,7 @@
 #include <memlab/timing.cuh>
 
 int main(int argc, char** argv) {
-  // DRAM traffic split by direction, the cycles the seed's exercise looks at, and time.
+  // DRAM traffic split by direction, the cycles the OLCF caching exercise looks at, and time.
   const std::vector<memlab::ProfileColumn> columns = {{"dram__bytes.sum", "DRAM total"},
                                                       {"dram__bytes_read.sum", "DRAM read"},
                                                       {"dram__bytes_write.sum", "DRAM write"},

@@ -1,5 +1,5 @@
 // What `make lab2-profile` runs under Nsight Compute: your four kernels once
-// each on an 8192 x 8192 matrix, with the seed's load-efficiency counters.
+// each on an 8192 x 8192 matrix, with the OLCF coalescing exercise's load-efficiency counters.
 // scripts/ncu_table.py prints the tables once ncu has finished.
 
 #include "lab2.cuh"

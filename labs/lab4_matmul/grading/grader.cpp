@@ -192,7 +192,7 @@ TEST_CASE("the dynamic-tile multiply keeps up with the reference", "[step4][spee
   if (!result.passed()) FAIL("your dynamic-tile multiply " << result.explain());
 }
 
-TEST_CASE("each of the seed's bugs is matched with the check that catches it", "[step5][answers][buggy_kernels]") {
+TEST_CASE("each of the seeded bugs is matched with the check that catches it", "[step5][answers][buggy_kernels]") {
   grading::hint("Read seed_bugs.cu. A bug that is wrong whatever the width fails step 2's check; one that "
                 "only matters in a partial tile passes step 2 and fails step 3; a missing barrier is a race: "
                 "its result depends on timing, so only racecheck catches it every time.");
