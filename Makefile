@@ -21,6 +21,7 @@ LABS := $(sort $(foreach dir,$(wildcard labs/lab*_*/),$(firstword $(subst _, ,$(
 STAMP := $(BUILD)/.configured
 
 .PHONY: help bootstrap configure build test gpu-check bench reliability grade docs clean carry-deps FORCE
+.DEFAULT_GOAL := help
 FORCE:
 
 help:

@@ -14,6 +14,10 @@ if [ -z "$folder" ]; then
   exit 2
 fi
 folder=${folder%/}
+if [ -n "$steps" ] && ! [[ "$steps" =~ ^[1-9][0-9]*$ ]]; then
+  echo "STEP=$steps: give the number of the last step to check, e.g. STEP=2 (steps 1 and 2)." >&2
+  exit 2
+fi
 
 cmake --build "$build" --target "$lab"
 out="$build/labs/$lab"
