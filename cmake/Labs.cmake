@@ -85,7 +85,7 @@ function(memlab_add_sanitize_test lab name build)
   set_tests_properties(${lab}.sanitize_${name} PROPERTIES
     LABELS gpu
     PASS_REGULAR_EXPRESSION "${pass}"
-    SKIP_REGULAR_EXPRESSION "MEMLAB_SKIP_NO_GPU"
+    SKIP_RETURN_CODE 77
     RESOURCE_LOCK gpu)
 endfunction()
 
