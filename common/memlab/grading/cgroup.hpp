@@ -18,19 +18,24 @@
 
 namespace memlab::grading {
 
+/// One runner's cgroup: made on construction, emptied and removed on destruction.
 class Cgroup {
  public:
+  /// No cgroup: usable() is false, and the Freezer uses signals.
   Cgroup() = default;
   /// A new, empty cgroup below the grader's own named @p name; one that
   /// usable() says false of if this process may not make one here.
   explicit Cgroup(const std::string& name);
+  /// Takes @p other's cgroup; @p other is left without one.
   Cgroup(Cgroup&& other) noexcept;
+  /// Removes this cgroup (ending what is inside) and takes @p other's.
   Cgroup& operator=(Cgroup&& other) noexcept;
   Cgroup(const Cgroup&) = delete;
   Cgroup& operator=(const Cgroup&) = delete;
   /// Ends what is still inside and removes the cgroup.
   ~Cgroup();
 
+  /// True if there is a cgroup to hold processes (the grader could make one).
   bool usable() const { return !folder_.empty(); }
   /// Its folder in the cgroup file system ("" when unusable).
   const std::string& folder() const { return folder_; }
@@ -42,6 +47,7 @@ class Cgroup {
   bool freeze(double patience_seconds);
   /// True while the cgroup is frozen and every thread in it is.
   bool frozen() const;
+  /// Lets every thread inside run again.
   void thaw();
   /// Kills every process inside and waits up to @p patience_seconds until none is left.
   bool kill_all(double patience_seconds);
