@@ -17,12 +17,19 @@ if ! cmake --build "$build" --target "${lab}_profile" "$lab" 2>/dev/null >/dev/n
   cmake --build "$build" --target "${lab}_profile" "$lab"  # show the compiler's errors
 fi
 
+# Without a GPU there is nothing to measure (said before asking for Nsight Compute).
+if ! why=$("$out/${lab}_profile" --gpu); then
+  echo "Your code compiled. Profiling it needs an NVIDIA GPU, and none can be used here:"
+  echo "  $why"
+  exit 0
+fi
+
 ncu=$(command -v ncu || true)
 [ -z "$ncu" ] && [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ncu" ] && ncu=${CUDA_HOME:-/usr/local/cuda}/bin/ncu
 if [ -z "$ncu" ]; then
   echo "Nsight Compute (ncu) is not installed. It comes with the CUDA toolkit (package"
   echo "nsight-compute, or https://developer.nvidia.com/nsight-compute); install it and run"
-  echo "make $lab-profile again. Until then, step 3 of the lab shows the same effect in timings."
+  echo "make $lab-profile again. Until then, the timings of make $lab show the same effects."
   exit 1
 fi
 

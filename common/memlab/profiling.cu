@@ -58,6 +58,11 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
     std::cout << "\n";
     return 0;
   }
+  if (argc == 2 && std::strcmp(argv[1], "--gpu") == 0) {
+    const auto why = why_no_gpu();
+    if (why) std::cout << *why << "\n";
+    return why ? 77 : 0;
+  }
   std::string student_path, plan_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--student") == 0) student_path = argv[i + 1];

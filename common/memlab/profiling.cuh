@@ -38,6 +38,7 @@ struct ProfileColumn {
 
 /// The main of a lab's profile program. Command line:
 /// - `--metrics`: print the metrics to collect (comma-separated) and exit;
+/// - `--gpu`: exit 0 if a GPU can be used here, else print why not and exit 77;
 /// - `--student LIB --plan FILE`: load the build LIB and run @p body, writing the plan to FILE.
 /// Writes the plan's columns, then calls @p body with the student's function
 /// table (exported as @p api_symbol) and the plan, to which body writes the
