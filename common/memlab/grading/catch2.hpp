@@ -67,9 +67,19 @@ inline std::vector<std::string> tags_of(const Catch::TestCaseInfo& info) {
 inline void run_in_declaration_order(Catch::ConfigData& data) {
   data.runOrder = Catch::TestRunOrder::Declared;
 }
+/// True if the command line asked for another order than the declared one.
+inline bool asks_for_another_order(const Catch::ConfigData& data) {
+  return data.runOrder != Catch::TestRunOrder::Declared;
+}
 /// Sends the reporter's output to @p path instead of stdout.
 inline void send_output_to(Catch::ConfigData& data, const std::string& path) {
   data.defaultOutputFilename = path;
+}
+/// The output file the command line named (-o), "" if none.
+inline std::string output_asked_for(const Catch::ConfigData& data) { return data.defaultOutputFilename; }
+/// True if the command line only asks for a listing (tests, tags, reporters).
+inline bool only_lists(const Catch::ConfigData& data) {
+  return data.listTests || data.listTags || data.listReporters;
 }
 #else
 /// Catch2's command-line parser (Clara), for adding options to a Session.
@@ -87,9 +97,19 @@ inline std::vector<std::string> tags_of(const Catch::TestCaseInfo& info) { retur
 inline void run_in_declaration_order(Catch::ConfigData& data) {
   data.runOrder = Catch::RunTests::InDeclarationOrder;
 }
+/// True if the command line asked for another order than the declared one.
+inline bool asks_for_another_order(const Catch::ConfigData& data) {
+  return data.runOrder != Catch::RunTests::InDeclarationOrder;
+}
 /// Sends the reporter's output to @p path instead of stdout.
 inline void send_output_to(Catch::ConfigData& data, const std::string& path) {
   data.outputFilename = path;
+}
+/// The output file the command line named (-o), "" if none.
+inline std::string output_asked_for(const Catch::ConfigData& data) { return data.outputFilename; }
+/// True if the command line only asks for a listing (tests, tags, reporters).
+inline bool only_lists(const Catch::ConfigData& data) {
+  return data.listTests || data.listTestNamesOnly || data.listTags || data.listReporters;
 }
 #endif
 

@@ -235,6 +235,7 @@ int main(int argc, char** argv) {
                 kStudentUnusable, kNoGpu);
     return kAllPassed;
   }
+  if (catch2::only_lists(session.configData())) return session.run();  // a listing needs no build and no GPU
   if (student_path.empty()) {
     std::cerr << lab.id << " grader: --student <the student's build> is required (see --help)\n";
     return kBadInput;
@@ -302,8 +303,14 @@ int main(int argc, char** argv) {
   install(&context);
 
   Catch::ConfigData& config = session.configData();
+  // Steps build on each other, and the report's table is this program's own output.
+  if (catch2::asks_for_another_order(config)) std::cout << "note: --order is ignored: the checks run step by step\n";
+  const std::string log_path = output_dir + "/" + lab.id + "-checks.log";
+  if (!catch2::output_asked_for(config).empty()) {
+    std::cout << "note: -o/--out is ignored: Catch2's own output goes to " << log_path << " (see --output-dir)\n";
+  }
   catch2::run_in_declaration_order(config);
-  catch2::send_output_to(config, output_dir + "/" + lab.id + "-checks.log");
+  catch2::send_output_to(config, log_path);
   if (steps < lab.steps || config.testsOrTags.empty()) {
     std::string filter;
     for (int step = 1; step <= steps; ++step) filter += (step > 1 ? ",[step" : "[step") + std::to_string(step) + "]";
