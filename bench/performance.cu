@@ -385,7 +385,7 @@ int main(int argc, char** argv) {
     }
   }
   if (const auto why = memlab::why_no_gpu()) {
-    std::printf("MEMLAB_SKIP_NO_GPU: no GPU here (%s); the performance report needs one.\n", why->c_str());
+    std::printf("No GPU here (%s); the performance report needs one.\n", why->c_str());
     return 77;
   }
   try {

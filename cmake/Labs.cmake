@@ -6,7 +6,7 @@
 # compiled into a shared library; the grader program loads the student's build
 # and the reference build side by side (see common/memlab/grading/plugin.hpp).
 
-set(MEMLAB_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/ExpectVerdicts.cmake")
+set(MEMLAB_EXPECT_SCRIPT "${PROJECT_SOURCE_DIR}/scripts/expect_verdicts.py")
 set(MEMLAB_FORBIDDEN_HEADERS "${CMAKE_CURRENT_LIST_DIR}/forbidden")
 set(MEMLAB_SANITIZE_SCRIPT "${PROJECT_SOURCE_DIR}/scripts/sanitize.sh")
 # Libraries a lab can forbid. The instructors' grader finds their use in the
@@ -56,15 +56,12 @@ function(memlab_add_grader_test lab name build)
   string(REPLACE ";" "," expect "${T_EXPECT}")
   set(out "${CMAKE_BINARY_DIR}/test-results/${lab}.${name}")
   add_test(NAME ${lab}.${name}
-    COMMAND "${CMAKE_COMMAND}"
-      "-DGRADER=$<TARGET_FILE:${lab}_grader>"
-      "-DBUILD=$<TARGET_FILE:${build}>"
-      "-DOUTPUT_DIR=${out}"
-      "-DEXPECT=${expect}"
-      -P "${MEMLAB_EXPECT_SCRIPT}")
+    COMMAND "${MEMLAB_EXPECT_SCRIPT}"
+      --grader "$<TARGET_FILE:${lab}_grader>" --build "$<TARGET_FILE:${build}>"
+      --output-dir "${out}" --expect "${expect}")
   set_tests_properties(${lab}.${name} PROPERTIES
     LABELS gpu
-    SKIP_REGULAR_EXPRESSION "MEMLAB_SKIP_NO_GPU"
+    SKIP_RETURN_CODE 77
     RESOURCE_LOCK gpu)   # one grader at a time: timings must not share the GPU
 endfunction()
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A stand-in for a lab grader, for testing cmake/ExpectVerdicts.cmake without a
+# A stand-in for a lab grader, for testing scripts/expect_verdicts.py without a
 # GPU. The --student argument names the behaviour: pass, fail, nogpu, crash.
 set -eu
 student="" results="" outdir=""
