@@ -371,8 +371,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             record["sandbox"] = sandbox_record(sandbox, no_sandbox_because, args.sanitize)
             record["sessions"][-1]["sandbox"] = sandbox is not None
             if sandbox is not None:
-                print("Sandbox: each student's code runs under bubblewrap, with no network, its own process, IPC "
-                      "and user namespaces, and the course, OUT, the submissions, /home and /root hidden.", flush=True)
+                print("Sandbox: each student's code runs under bubblewrap, with no network, its own process, IPC, "
+                      "cgroup and user namespaces, no cgroup file system, and the course, OUT, the submissions, "
+                      "/home and /root hidden.", flush=True)
                 if os.geteuid() == 0:
                     # The sandbox's nobody is root to the kernel's permission checks outside it.
                     print("WARNING: grading as root: students' code can read root-only files (read-only) outside "

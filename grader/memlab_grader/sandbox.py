@@ -9,6 +9,7 @@ the disk nor the grader's memory.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import resource
@@ -192,8 +193,36 @@ def _outermost(folders: Iterable[str]) -> List[str]:
     return kept
 
 
+def cgroup_mounts() -> List[str]:
+    """Where this machine mounts cgroup file systems (v1 or v2), and the usual
+    folder above them: the sandbox covers them, so that a runner sees no cgroup
+    but its own namespace's and can name none to be born in (clone3's
+    CLONE_INTO_CGROUP takes a folder of it; red team round 5)."""
+    found = ["/sys/fs/cgroup"] if os.path.isdir("/sys/fs/cgroup") else []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields, _, rest = line.partition(" - ")
+                if rest.split(" ", 1)[0] in ("cgroup", "cgroup2"):
+                    found.append(fields.split(" ")[4].replace("\\040", " "))
+    except OSError:
+        pass
+    return _outermost(found)
+
+
+@functools.lru_cache(maxsize=None)
+def bwrap_can_disable_userns(bwrap: str) -> bool:
+    """bubblewrap 0.8 or later can forbid the sandbox to make user namespaces of its own."""
+    try:
+        shown = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--disable-userns" in shown.stdout + shown.stderr
+
+
 def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share_network: bool = False,
-                devices: Optional[Sequence[str]] = None) -> List[str]:
+                devices: Optional[Sequence[str]] = None, cgroups: Optional[Sequence[str]] = None,
+                disable_userns: Optional[bool] = None) -> List[str]:
     """The command a student's runner is started under: @p bwrap and its
     options, the runner's own command to follow.
 
@@ -204,14 +233,21 @@ def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share
     build, which live in OUT) are bound back read-only; bwrap takes a bind's
     source from the file system outside, so a hidden file can be shown again.
     @p share_network keeps the network namespace: compute-sanitizer cannot
-    follow a program into a new one (it hangs)."""
+    follow a program into a new one (it hangs). The cgroup file systems
+    (@p cgroups, by default cgroup_mounts()) are covered too, and where bwrap
+    can (@p disable_userns, by default whether it can), the runner may make no
+    user namespace of its own, in which it could mount one again."""
     words = [bwrap, "--die-with-parent", "--new-session"] + _NAMESPACES
+    if bwrap_can_disable_userns(bwrap) if disable_userns is None else disable_userns:
+        words.append("--disable-userns")
     if not share_network:
         words.append("--unshare-net")
     words += ["--ro-bind", "/", "/", "--dev", "/dev"]
     for device in gpu_devices() if devices is None else devices:
         words += ["--dev-bind", device, device]
     words += ["--proc", "/proc", "--tmpfs", "/tmp"]
+    for folder in cgroup_mounts() if cgroups is None else cgroups:
+        words += ["--tmpfs", folder]
     hidden = _outermost(["/tmp"] + [os.path.realpath(f) for f in hide if os.path.isdir(f)])
     words += [word for folder in hidden if folder != "/tmp" for word in ("--tmpfs", folder)]
     for path in expose:

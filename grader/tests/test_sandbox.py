@@ -9,7 +9,7 @@ import time
 import unittest
 
 import helpers
-from memlab_grader.sandbox import RunnerSandbox, bwrap_words, find_bwrap, run_limited
+from memlab_grader.sandbox import RunnerSandbox, bwrap_can_disable_userns, bwrap_words, find_bwrap, run_limited
 
 
 class Limits(unittest.TestCase):
@@ -78,7 +78,7 @@ class SandboxOptions(unittest.TestCase):
     def words(self, **more):
         return bwrap_words("/usr/bin/bwrap", hide=[self.course, self.out, self.submissions, "/no/such/folder"],
                            expose=[self.runner], devices=["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-caps"],
-                           **more)
+                           cgroups=["/sys/fs/cgroup"], disable_userns=True, **more)
 
     def pairs(self, words, option):
         return [words[i + 1] for i, word in enumerate(words) if word == option]
@@ -87,7 +87,7 @@ class SandboxOptions(unittest.TestCase):
         words = self.words()
         self.assertEqual(words[0], "/usr/bin/bwrap")
         for option in ("--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-                       "--unshare-uts", "--unshare-user"):
+                       "--unshare-uts", "--unshare-cgroup-try", "--unshare-user", "--disable-userns"):
             self.assertIn(option, words)
         self.assertEqual(self.pairs(words, "--uid") + self.pairs(words, "--gid"), ["65534", "65534"])
         self.assertEqual(self.pairs(words, "--dev-bind"), ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-caps"])
@@ -97,8 +97,8 @@ class SandboxOptions(unittest.TestCase):
         words = self.words()
         # /tmp of its own; the course (and OUT inside it) and the submissions hidden; a folder
         # that does not exist is not named (bwrap would create it).
-        self.assertEqual(self.pairs(words, "--tmpfs"), ["/tmp"] + ([] if self.root.startswith("/tmp/") else
-                                                                   [self.course, self.submissions]))
+        self.assertEqual(self.pairs(words, "--tmpfs"), ["/tmp", "/sys/fs/cgroup"] + (
+            [] if self.root.startswith("/tmp/") else [self.course, self.submissions]))
         bind = words.index("--ro-bind", words.index("--ro-bind") + 1)  # the first after "/ /"
         self.assertEqual(words[bind:bind + 3], ["--ro-bind", self.runner, self.runner])
         self.assertGreater(bind, max(i for i, word in enumerate(words) if word == "--tmpfs"))
@@ -196,6 +196,17 @@ class Sandboxed(unittest.TestCase):
         # sandbox's private /tmp hides it whole, and listing it fails too.
         missing = 3 if os.path.realpath(self.course).startswith("/tmp" + os.sep) else 2
         self.assertEqual(finished.stderr.count("No such file"), missing, finished.stderr)
+
+    def test_no_cgroup_can_be_seen_or_mounted_again(self):
+        # Round 5 of the red team: a runner that can name a cgroup folder can have a child
+        # born there (clone3's CLONE_INTO_CGROUP), outside the cgroup the grader freezes; in a
+        # user namespace of its own it can mount the cgroup file system again.
+        finished = self.run_inside("ls -A /sys/fs/cgroup; echo ---; "
+                                   "unshare --user --mount true 2>/dev/null && echo nested || echo refused")
+        listing, nested = finished.stdout.split("---\n")
+        self.assertEqual(listing, "", finished.stderr)
+        expected = "refused" if bwrap_can_disable_userns(self.sandbox.bwrap) else "nested"
+        self.assertEqual(nested.strip(), expected, finished.stderr)
 
     def test_tmp_is_private_and_writable(self):
         with tempfile.NamedTemporaryFile(prefix="memlab-outside-") as outside:

@@ -168,6 +168,20 @@ TEST_CASE("a cgroup ends its processes and is removed with its owner", "[cgroup]
   ::waitpid(runner, nullptr, 0);
 }
 
+// Red team round 5: a runner that made cgroups of its own inside its cgroup
+// (where it could mount the file system again) must not leave it behind.
+TEST_CASE("a cgroup with cgroups made inside it is removed with them", "[cgroup]") {
+  REQUIRE_CGROUPS();
+  std::string folder;
+  {
+    Cgroup cgroup("test-nested");
+    folder = cgroup.folder();
+    REQUIRE(::mkdir((folder + "/made-inside").c_str(), 0755) == 0);
+    REQUIRE(::mkdir((folder + "/made-inside/deeper").c_str(), 0755) == 0);
+  }
+  CHECK_FALSE(exists(folder));
+}
+
 TEST_CASE("the Freezer falls back to signals without a cgroup", "[cgroup]") {
   Shared* shared = shared_memory();
   const pid_t runner = ::fork();

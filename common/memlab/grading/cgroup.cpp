@@ -2,6 +2,7 @@
 #include "memlab/grading/cgroup.hpp"
 
 #include <dirent.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -14,8 +15,10 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace memlab::grading {
 
@@ -66,18 +69,59 @@ std::string parent_folder() {
   return folder;
 }
 
-// Removes the empty cgroups left by graders that were killed before they could
-// (their names start with memlab-<pid>-, a pid no longer running).
+// Removes @p folder and every cgroup below it, deepest first (a cgroup with
+// children cannot be removed). Processes still inside are killed first.
+void remove_tree(const std::string& folder) {
+  if (DIR* listing = ::opendir(folder.c_str())) {
+    std::vector<std::string> children;
+    while (const dirent* entry = ::readdir(listing)) {
+      if (entry->d_type == DT_DIR && entry->d_name[0] != '.') children.push_back(folder + "/" + entry->d_name);
+    }
+    ::closedir(listing);
+    for (const std::string& child : children) remove_tree(child);
+  }
+  if (::rmdir(folder.c_str()) == 0 || errno != EBUSY) return;
+  const int kill = ::open((folder + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC);
+  if (kill >= 0) {
+    if (::write(kill, "1", 1) != 1) {  // nothing more to try: the rmdir below fails too
+    }
+    ::close(kill);
+  }
+  for (int wait = 0; wait < 100 && ::rmdir(folder.c_str()) != 0 && errno == EBUSY; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// Removes the cgroups left by graders that were killed before they could
+// (their names start with memlab-<pid>-, a pid no longer running here).
 void remove_stale(const std::string& parent) {
   DIR* folder = ::opendir(parent.c_str());
   if (folder == nullptr) return;
+  std::vector<std::string> stale;
   while (const dirent* entry = ::readdir(folder)) {
     int pid = 0;
     if (std::sscanf(entry->d_name, "memlab-%d-", &pid) != 1 || pid <= 0) continue;
     if (::kill(pid, 0) == 0 || errno == EPERM) continue;
-    ::rmdir((parent + "/" + entry->d_name).c_str());
+    stale.push_back(parent + "/" + entry->d_name);
   }
   ::closedir(folder);
+  for (const std::string& cgroup : stale) remove_tree(cgroup);
+}
+
+// Whether a process can be moved into the new cgroup @p probe: not so in a
+// threaded subtree, for one, where the folder can be made but not entered.
+bool can_enter(const std::string& probe) {
+  const std::string procs = probe + "/cgroup.procs";
+  const pid_t child = ::fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    const int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+    std::_Exit(fd >= 0 && ::write(fd, "0", 1) == 1 ? 0 : 1);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 }  // namespace
@@ -97,8 +141,10 @@ const std::string& Cgroup::why_unusable() {
     }
     const bool complete = ::access((probe + "/cgroup.freeze").c_str(), W_OK) == 0 &&
                           ::access((probe + "/cgroup.kill").c_str(), W_OK) == 0;
-    ::rmdir(probe.c_str());
+    const bool enters = complete && can_enter(probe);
+    remove_tree(probe);
     if (!complete) return "this kernel's cgroups have no cgroup.freeze or cgroup.kill (Linux 5.14 or later has both)";
+    if (!enters) return "a process cannot be moved into a cgroup made in " + parent + " (a threaded cgroup?)";
     return "";
   }();
   return why;
@@ -107,7 +153,11 @@ const std::string& Cgroup::why_unusable() {
 Cgroup::Cgroup(const std::string& name) {
   if (!why_unusable().empty()) return;
   const std::string folder = parent_folder() + "/memlab-" + std::to_string(::getpid()) + "-" + name;
-  if (::mkdir(folder.c_str(), 0755) != 0) return;
+  if (::mkdir(folder.c_str(), 0755) != 0) {
+    // Where cgroups work, a runner without one would be held by signals while
+    // the report says the kernel holds them: stop instead.
+    throw std::runtime_error("cannot make the runner's cgroup " + folder + ": " + std::strerror(errno));
+  }
   folder_ = folder;
   procs_ = folder + "/cgroup.procs";
 }
@@ -128,8 +178,7 @@ Cgroup::~Cgroup() { remove(); }
 
 void Cgroup::remove() {
   if (!usable()) return;
-  kill_all(2.0);
-  ::rmdir(folder_.c_str());
+  remove_tree(folder_);  // what is left inside is killed; a left-over is removed by a later grader
   folder_.clear();
   procs_.clear();
 }

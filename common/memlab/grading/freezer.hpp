@@ -52,6 +52,8 @@ class Freezer {
   /// Ends every process in the runner's cgroup, and waits until they are gone
   /// (false: there is no cgroup, or they were not gone within @p patience_seconds).
   bool kill_all(double patience_seconds) { return cgroup_.usable() && cgroup_.kill_all(patience_seconds); }
+  /// True if the runner is held by a cgroup, not by signals.
+  bool has_cgroup() const { return cgroup_.usable(); }
 
  private:
   Cgroup cgroup_;

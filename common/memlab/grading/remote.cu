@@ -266,11 +266,17 @@ std::string end_runner(Side side, bool kill_it);
 void freeze(Side side) {
   const Phase phase("freeze");
   Runner& runner = runner_of(side);
-  if (runner.pid <= 0 || runner.freezer.stop(runner.pid)) return;
+  // A cgroup freezes a thread once it leaves the kernel: a few seconds' patience
+  // for one in a long system call (the wait is outside every timed call).
+  const bool by_cgroup = runner.freezer.has_cgroup();
+  if (runner.pid <= 0 || runner.freezer.stop(runner.pid, by_cgroup ? 5.0 : 1.0)) return;
   end_runner(side, true);
   fail(side, "crashed",
-       "the processes of " + std::string(describe(side)) +
-           " kept starting again when the grader stopped them between calls; they were ended");
+       by_cgroup ? "the processes of " + std::string(describe(side)) +
+                       " did not stop within 5 s when the grader stopped them between calls (a thread inside a "
+                       "long system call?); they were ended"
+                 : "the processes of " + std::string(describe(side)) +
+                       " kept starting again when the grader stopped them between calls; they were ended");
 }
 
 // Continues a stopped runner. Nothing of it may have run while it was stopped:
@@ -343,9 +349,14 @@ std::string end_runner(Side side, bool kill_it) {
     }
   }
   if (kill_it) ::kill(-runner.pid, SIGKILL);  // a child that outlived it in the group
-  // Its cgroup, if it has one, is emptied (whatever the lab's code left running
-  // is killed and waited for) and removed: nothing of it outlives the runner.
-  runner = Runner{};
+  // Whatever the lab's code left in the runner's cgroup is killed, and waited
+  // for as long as a call may take: processes can be made slow to die (large
+  // mappings to tear down), and the next timing must not run beside them.
+  if (!runner.freezer.kill_all(setup.call_seconds) && runner.freezer.has_cgroup()) {
+    std::fprintf(stderr, "grading: processes of %s were still ending %s after it was ended\n", describe(side),
+                 whole_seconds(setup.call_seconds).c_str());
+  }
+  runner = Runner{};  // the cgroup is removed
   return how;
 }
 
