@@ -11,11 +11,11 @@
 // loaded as the graders load them, so the figures are those of the code the
 // students are graded against.
 
-#include "lab1.cuh"
-#include "lab2.cuh"
-#include "lab3.cuh"
-#include "lab4.cuh"
-#include "lab5.cuh"
+#include "grading/lab1_api.hpp"
+#include "grading/lab2_api.hpp"
+#include "grading/lab3_api.hpp"
+#include "grading/lab4_api.hpp"
+#include "grading/lab5_api.hpp"
 
 #include <memlab/cuda_check.cuh>
 #include <memlab/device_facts.cuh>

@@ -182,7 +182,7 @@ const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\",
   # (common/memlab/grading/runner_main.cpp, made for this lab's Api).
   memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp" memlab_remote)
   target_compile_definitions(${lab}_runner PRIVATE
-    MEMLAB_LAB_HEADER="${lab}.cuh" MEMLAB_LAB_API=${lab}::Api MEMLAB_LAB_SYMBOL="${symbol}")
+    MEMLAB_LAB_HEADER="grading/${lab}_api.hpp" MEMLAB_LAB_API=${lab}::Api MEMLAB_LAB_SYMBOL="${symbol}")
   target_include_directories(${lab}_runner PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(${lab}_runner PRIVATE ${CMAKE_DL_LIBS})
   # The grader starts the reference build and the runner from beside itself.

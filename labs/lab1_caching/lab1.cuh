@@ -41,14 +41,4 @@ std::vector<std::size_t> choose_footprints(std::size_t l2_bytes);
 /// footprint, will launches 2 to 5 run clearly faster than launch 1?
 bool predict_faster_when_warm(std::size_t footprint_bytes, std::size_t l2_bytes);
 
-/// The grader reaches the functions above through this table, exported by
-/// every build of the lab (yours, the reference, the test variants) under the
-/// name memlab_lab1_api. You do not need to touch it.
-struct Api {
-  decltype(&lab1::vector_add) vector_add;                              ///< step 1
-  decltype(&lab1::time_launches) time_launches;                        ///< step 2
-  decltype(&lab1::choose_footprints) choose_footprints;                ///< step 3
-  decltype(&lab1::predict_faster_when_warm) predict_faster_when_warm;  ///< step 4
-};
-
 }  // namespace lab1

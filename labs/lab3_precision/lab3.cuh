@@ -45,14 +45,4 @@ void polynomial(const float* x, float* y, std::size_t n, cudaStream_t stream);
 /// Step 3: the double version (2 x kPolynomialDegree operations per 16 bytes).
 void polynomial(const double* x, double* y, std::size_t n, cudaStream_t stream);
 
-/// The grader reaches the functions above through this table, exported by
-/// every build of the lab under the name memlab_lab3_api. You do not need to touch it.
-struct Api {
-  void (*row_sums_float)(const float*, float*, std::size_t, std::size_t, cudaStream_t);     ///< step 1
-  void (*row_sums_double)(const double*, double*, std::size_t, std::size_t, cudaStream_t);  ///< step 1
-  decltype(&lab3::row_sums_compensated) row_sums_compensated;                               ///< step 2
-  void (*polynomial_float)(const float*, float*, std::size_t, cudaStream_t);                ///< step 3
-  void (*polynomial_double)(const double*, double*, std::size_t, cudaStream_t);             ///< step 3
-};
-
 }  // namespace lab3

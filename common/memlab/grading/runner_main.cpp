@@ -7,7 +7,7 @@
 //
 //   labN_runner --library <lib.so> --socket <fd>
 //
-// Built once per lab (cmake/Labs.cmake), with the lab's header and Api type
+// Built once per lab (cmake/Labs.cmake), with the lab's grading/labN_api.hpp and Api type
 // given as MEMLAB_LAB_HEADER, MEMLAB_LAB_API and MEMLAB_LAB_SYMBOL.
 #include MEMLAB_LAB_HEADER
 

@@ -7,7 +7,7 @@
 /// verifies at places chosen after it.
 #pragma once
 
-#include "lab1.cuh"
+#include "lab1_api.hpp"
 
 #include <memlab/cuda_check.cuh>
 #include <memlab/device_random.cuh>

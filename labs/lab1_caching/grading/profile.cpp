@@ -2,7 +2,7 @@
 // launches in a row after an L2 flush, at a footprint well below L2 and one
 // well above it. scripts/ncu_table.py prints the tables once ncu has finished.
 
-#include "lab1.cuh"
+#include "lab1_api.hpp"
 
 #include <memlab/device_facts.cuh>
 #include <memlab/device_random.cuh>

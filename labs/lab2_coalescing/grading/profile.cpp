@@ -2,7 +2,7 @@
 // each on an 8192 x 8192 matrix, with the OLCF coalescing exercise's load-efficiency counters.
 // scripts/ncu_table.py prints the tables once ncu has finished.
 
-#include "lab2.cuh"
+#include "lab2_api.hpp"
 
 #include <memlab/device_facts.cuh>
 #include <memlab/device_random.cuh>

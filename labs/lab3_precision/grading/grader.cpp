@@ -8,7 +8,7 @@
 // rate should give in expectations.*.
 
 #include "expectations.hpp"
-#include "lab3.cuh"
+#include "lab3_api.hpp"
 #include "polynomial.hpp"
 
 #include <memlab/device_random.cuh>

@@ -7,7 +7,7 @@
 /// timed runs compare_speed() verifies one by one.
 #pragma once
 
-#include "lab4.cuh"
+#include "lab4_api.hpp"
 
 #include <memlab/grading/grader.hpp>
 #include <memlab/grading/speed.hpp>

@@ -1,7 +1,7 @@
 // What `make lab4-sanitize` runs under compute-sanitizer racecheck: your
 // shared-memory kernels once each, at widths that are not multiples of any tile.
 
-#include "lab4.cuh"
+#include "lab4_api.hpp"
 
 #include <memlab/device_random.cuh>
 #include <memlab/profiling.cuh>

@@ -7,7 +7,7 @@
 //
 // A, x and y, the exact answer and the checked runs are in problem.*.
 
-#include "lab5.cuh"
+#include "lab5_api.hpp"
 #include "problem.hpp"
 
 #include <memlab/cuda_check.cuh>

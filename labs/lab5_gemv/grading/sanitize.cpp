@@ -1,7 +1,7 @@
 // What `make lab5-sanitize` runs under compute-sanitizer racecheck: your GEMVs
 // once each, on shapes that are not multiples of any block size.
 
-#include "lab5.cuh"
+#include "lab5_api.hpp"
 
 #include <memlab/device_random.cuh>
 #include <memlab/profiling.cuh>

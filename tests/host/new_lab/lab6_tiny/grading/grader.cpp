@@ -1,5 +1,5 @@
 // The throwaway lab's grader: one check.
-#include "lab6.cuh"
+#include "lab6_api.hpp"
 
 #include <memlab/grading/catch2.hpp>
 #include <memlab/grading/grader.hpp>
