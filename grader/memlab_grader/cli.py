@@ -374,6 +374,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print("Sandbox: each student's code runs under bubblewrap, with no network, its own process, IPC, "
                       "cgroup and user namespaces, no cgroup file system, and the course, OUT, the submissions, "
                       "/home and /root hidden.", flush=True)
+                if "--disable-userns" not in sandbox.words(None):
+                    print("WARNING: this bubblewrap is older than 0.8 and cannot forbid students' code its own user "
+                          "namespaces, in which it can make cgroups; install bubblewrap 0.8 or later.", flush=True)
                 if os.geteuid() == 0:
                     # The sandbox's nobody is root to the kernel's permission checks outside it.
                     print("WARNING: grading as root: students' code can read root-only files (read-only) outside "

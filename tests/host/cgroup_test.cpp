@@ -168,18 +168,30 @@ TEST_CASE("a cgroup ends its processes and is removed with its owner", "[cgroup]
   ::waitpid(runner, nullptr, 0);
 }
 
-// Red team round 5: a runner that made cgroups of its own inside its cgroup
-// (where it could mount the file system again) must not leave it behind.
-TEST_CASE("a cgroup with cgroups made inside it is removed with them", "[cgroup]") {
+// Red team round 5: a runner that could make cgroups of its own inside its
+// cgroup (where it can mount the file system again) could leave them behind,
+// or a chain too deep to remove. A runner's cgroup allows none.
+TEST_CASE("no cgroup can be made inside a runner's cgroup", "[cgroup]") {
   REQUIRE_CGROUPS();
   std::string folder;
   {
     Cgroup cgroup("test-nested");
     folder = cgroup.folder();
-    REQUIRE(::mkdir((folder + "/made-inside").c_str(), 0755) == 0);
-    REQUIRE(::mkdir((folder + "/made-inside/deeper").c_str(), 0755) == 0);
+    CHECK(::mkdir((folder + "/made-inside").c_str(), 0755) != 0);
   }
   CHECK_FALSE(exists(folder));
+}
+
+// Red team round 5: a grader killed before it removed its cgroups, and a later
+// one with the same pid (a PID namespace per run repeats them).
+TEST_CASE("a cgroup left by an earlier process of the same pid is replaced", "[cgroup]") {
+  REQUIRE_CGROUPS();
+  Cgroup first("test-reused");
+  const std::string folder = first.folder();
+  Cgroup second("test-reused");  // the first is still there: as if left behind
+  CHECK(second.usable());
+  CHECK(second.folder() == folder);
+  CHECK(exists(folder + "/cgroup.procs"));
 }
 
 TEST_CASE("the Freezer falls back to signals without a cgroup", "[cgroup]") {

@@ -69,40 +69,67 @@ std::string parent_folder() {
   return folder;
 }
 
-// Removes @p folder and every cgroup below it, deepest first (a cgroup with
-// children cannot be removed). Processes still inside are killed first.
-void remove_tree(const std::string& folder) {
+// This grader's prefix of cgroup names: memlab-<PID namespace>-<pid>-. The
+// namespace's inode tells graders in different PID namespaces apart, whose
+// pids may be equal (each run of a container can be pid 2).
+const std::string& own_prefix() {
+  static const std::string prefix = [] {
+    struct stat namespace_file {};
+    const unsigned long long space =
+        ::stat("/proc/self/ns/pid", &namespace_file) == 0 ? static_cast<unsigned long long>(namespace_file.st_ino) : 0;
+    return "memlab-" + std::to_string(space) + "-" + std::to_string(::getpid()) + "-";
+  }();
+  return prefix;
+}
+
+bool populated(const std::string& folder) {
+  return ("\n" + read_file(folder + "/cgroup.events")).find("\npopulated 1\n") != std::string::npos;
+}
+
+// Removes @p folder and the cgroups below it, deepest first (a cgroup with
+// children cannot be removed), killing what is inside. A runner's cgroup may
+// have no children (cgroup.max.depth 0): the depth limit only guards against a
+// tree from elsewhere.
+void remove_tree(const std::string& folder, int depth = 0) {
+  if (depth > 8) return;
   if (DIR* listing = ::opendir(folder.c_str())) {
     std::vector<std::string> children;
     while (const dirent* entry = ::readdir(listing)) {
       if (entry->d_type == DT_DIR && entry->d_name[0] != '.') children.push_back(folder + "/" + entry->d_name);
     }
     ::closedir(listing);
-    for (const std::string& child : children) remove_tree(child);
+    for (const std::string& child : children) remove_tree(child, depth + 1);
   }
-  if (::rmdir(folder.c_str()) == 0 || errno != EBUSY) return;
+  if (::rmdir(folder.c_str()) == 0 || errno != EBUSY || !populated(folder)) return;
   const int kill = ::open((folder + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC);
   if (kill >= 0) {
     if (::write(kill, "1", 1) != 1) {  // nothing more to try: the rmdir below fails too
     }
     ::close(kill);
   }
-  for (int wait = 0; wait < 100 && ::rmdir(folder.c_str()) != 0 && errno == EBUSY; ++wait) {
+  for (int wait = 0; wait < 100 && populated(folder); ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  ::rmdir(folder.c_str());
 }
 
-// Removes the cgroups left by graders that were killed before they could
-// (their names start with memlab-<pid>-, a pid no longer running here).
+// Removes the cgroups left by graders of this PID namespace that were killed
+// before they could: those of a pid no longer running, and this process's own
+// (it has made none yet; a pid is reused). Another namespace's are left alone:
+// its pids cannot be checked from here.
 void remove_stale(const std::string& parent) {
   DIR* folder = ::opendir(parent.c_str());
   if (folder == nullptr) return;
+  const std::string& own = own_prefix();
+  const std::string space = own.substr(0, own.find('-', std::strlen("memlab-")) + 1);  // "memlab-<namespace>-"
   std::vector<std::string> stale;
   while (const dirent* entry = ::readdir(folder)) {
-    int pid = 0;
-    if (std::sscanf(entry->d_name, "memlab-%d-", &pid) != 1 || pid <= 0) continue;
-    if (::kill(pid, 0) == 0 || errno == EPERM) continue;
-    stale.push_back(parent + "/" + entry->d_name);
+    const std::string name = entry->d_name;
+    if (name.rfind(space, 0) != 0) continue;
+    const int pid = std::atoi(name.c_str() + space.size());
+    if (pid <= 0) continue;
+    if (pid != ::getpid() && (::kill(pid, 0) == 0 || errno == EPERM)) continue;
+    stale.push_back(parent + "/" + name);
   }
   ::closedir(folder);
   for (const std::string& cgroup : stale) remove_tree(cgroup);
@@ -135,7 +162,7 @@ const std::string& Cgroup::why_unusable() {
              " (run as root, or under `systemd-run --user --scope -p Delegate=yes`)";
     }
     remove_stale(parent);
-    const std::string probe = parent + "/memlab-" + std::to_string(::getpid()) + "-probe";
+    const std::string probe = parent + "/" + own_prefix() + "probe";
     if (::mkdir(probe.c_str(), 0755) != 0) {
       return "no cgroup can be made in " + parent + ": " + std::strerror(errno);
     }
@@ -152,14 +179,23 @@ const std::string& Cgroup::why_unusable() {
 
 Cgroup::Cgroup(const std::string& name) {
   if (!why_unusable().empty()) return;
-  const std::string folder = parent_folder() + "/memlab-" + std::to_string(::getpid()) + "-" + name;
-  if (::mkdir(folder.c_str(), 0755) != 0) {
+  const std::string folder = parent_folder() + "/" + own_prefix() + name;
+  bool made = ::mkdir(folder.c_str(), 0755) == 0;
+  if (!made && errno == EEXIST) {
+    remove_tree(folder);  // left by an earlier process of this pid
+    made = ::mkdir(folder.c_str(), 0755) == 0;
+  }
+  if (!made) {
     // Where cgroups work, a runner without one would be held by signals while
     // the report says the kernel holds them: stop instead.
     throw std::runtime_error("cannot make the runner's cgroup " + folder + ": " + std::strerror(errno));
   }
   folder_ = folder;
   procs_ = folder + "/cgroup.procs";
+  // No cgroups below a runner's: nothing the runner makes can outlast it or
+  // slow its removal (it could make some only where it can mount cgroupfs).
+  write_file("cgroup.max.depth", "0");
+  write_file("cgroup.max.descendants", "0");
 }
 
 Cgroup::Cgroup(Cgroup&& other) noexcept
@@ -223,7 +259,7 @@ bool Cgroup::kill_all(double patience_seconds) {
   if (!usable()) return true;
   const Clock::time_point begin = Clock::now();
   for (int round = 0;; ++round) {
-    if (events_say("populated 0")) return true;
+    if (events_say("populated 0") || ::access((folder_ + "/cgroup.events").c_str(), F_OK) != 0) return true;
     if (round == 0) write_file("cgroup.kill", "1");
     if (std::chrono::duration<double>(Clock::now() - begin).count() > patience_seconds) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(round < 10 ? 1 : 10));

@@ -13,7 +13,11 @@
 //
 //   g++ -std=c++17 -O1 -I common -o /tmp/r5/harness harness.cpp \
 //       common/memlab/grading/cgroup.cpp common/memlab/grading/freezer.cpp -lpthread
-//   harness [--words FILE] [--rounds N] [--call-ms N] [--end kill|exit] [--die-frozen] [--ref-call] -- PROGRAM ARGS...
+//   harness [--words FILE] [--rounds N] [--call-ms N] [--end kill|exit] [--die-frozen] [--ref-call]
+//           [--kill-wait S] [--patience S] -- PROGRAM ARGS...
+// --kill-wait: end_runner's kill_all(setup.call_seconds) after the runner is
+// reaped (added by the round 5 fixes; 60, the default call limit, unless told).
+// --patience: the student's freeze patience (5 s with a cgroup since the fixes, 1 s before).
 // --ref-call: after each held window, the reference's runner is continued for
 // a 300 ms "call" (the student still held) and stopped again.
 #include <dirent.h>
@@ -85,6 +89,7 @@ static std::vector<std::string> leftovers(const std::string& parent) {
 int main(int argc, char** argv) {
   std::string words_file, end = "kill";
   int rounds = 3, call_ms = 300;
+  double kill_wait = 60.0, patience = 5.0;
   bool die_frozen = false, ref_call = false;
   int i = 1;
   for (; i < argc; ++i) {
@@ -95,6 +100,8 @@ int main(int argc, char** argv) {
     else if (a == "--end") end = argv[++i];
     else if (a == "--die-frozen") die_frozen = true;
     else if (a == "--ref-call") ref_call = true;
+    else if (a == "--kill-wait") kill_wait = std::atof(argv[++i]);
+    else if (a == "--patience") patience = std::atof(argv[++i]);
     else if (a == "--") { ++i; break; }
   }
   if (i >= argc) { std::fprintf(stderr, "usage: harness [options] -- PROGRAM ARGS\n"); return 2; }
@@ -164,7 +171,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     sleep_ms(call_ms);
     const Clock::time_point t = Clock::now();
-    const bool stopped = freezer.stop(pid);
+    const bool stopped = freezer.stop(pid, patience);
     const double stop_ms = ms_since(t);
     const unsigned long before = ticks.load();
     sleep_ms(500);
@@ -211,13 +218,17 @@ int main(int argc, char** argv) {
     }
   }
   const double waited = ms_since(t_end);
+  // end_runner since the round 5 fixes: whatever is left in the cgroup is killed and waited for.
+  const Clock::time_point t_wait = Clock::now();
+  const bool emptied = freezer.kill_all(kill_wait);
+  std::printf("[harness] end_runner's kill_all(%.0f) = %d after %.1f ms\n", kill_wait, emptied, ms_since(t_wait));
   unsigned long long b0, t0, b1, t1;
   cpu_times(b0, t0);
   const Clock::time_point t_remove = Clock::now();
-  freezer = Freezer{};  // runner = Runner{}: Cgroup::remove(): kill_all(2.0), rmdir
+  freezer = Freezer{};  // runner = Runner{}: Cgroup::remove(): remove_tree (depth-first, kills, 1 s per folder)
   const double removed = ms_since(t_remove);
   cpu_times(b1, t1);
-  std::printf("[harness] runner reaped after %.1f ms; Runner{} (kill_all(2.0)+rmdir) took %.1f ms; "
+  std::printf("[harness] runner reaped after %.1f ms; Runner{} (remove_tree) took %.1f ms; "
               "cpu busy during it %.0f%%\n",
               waited, removed, t1 > t0 ? 100.0 * (b1 - b0) / (t1 - t0) : 0.0);
   // What is left: ticks after the end, the machine's CPU, cgroups of ours.

@@ -6,7 +6,13 @@
 //   review enter       why_unusable(), then a Cgroup and a forked child's enter(), as start_runner does
 //                      (run it from inside a threaded cgroup to see a grader there)
 //   review stale DIR   only why_unusable() (and so remove_stale()); says whether DIR survived
+//   review crash       (rerun) makes reference-1 and student-2 as main.cpp's first start_runner calls do,
+//                      then dies by SIGKILL (grade.py's time limit kills a lab grader so)
+//   review start       (rerun) main.cpp's first two start_runner calls: prints the exit status main.cpp
+//                      returns if one throws (3 kGpuFailed for the reference, 5 kStudentUnusable)
+// Run crash then start in fresh PID namespaces (unshare -pf --mount-proc): both get the same pid.
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +47,25 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("why_unusable: '%s'\n", Cgroup::why_unusable().c_str());
+  if (what == "crash") {
+    Cgroup reference("reference-1"), student("student-2");
+    std::printf("made %s and %s; SIGKILL\n", reference.folder().c_str(), student.folder().c_str());
+    std::fflush(stdout);
+    kill(getpid(), SIGKILL);
+  }
+  if (what == "start") {
+    for (const char* name : {"reference-1", "student-2"}) {
+      try {
+        Cgroup cgroup(name);
+        std::printf("start_runner(%s): cgroup %s\n", name, cgroup.folder().c_str());
+      } catch (const std::exception& error) {
+        std::printf("start_runner(%s) threw: %s\n  -> main.cpp returns %d (%s)\n", name, error.what(),
+                    name[0] == 'r' ? 3 : 5, name[0] == 'r' ? "kGpuFailed" : "kStudentUnusable");
+        return 0;
+      }
+    }
+    return 0;
+  }
   if (what == "collision") {
     // What the grader's first runner would be called, made beforehand.
     Cgroup probe("x");
