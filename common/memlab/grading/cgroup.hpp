@@ -23,8 +23,10 @@ class Cgroup {
  public:
   /// No cgroup: usable() is false, and the Freezer uses signals.
   Cgroup() = default;
-  /// A new, empty cgroup below the grader's own named @p name; one that
-  /// usable() says false of if this process may not make one here.
+  /// A new, empty cgroup below the grader's own named @p name (one left by an
+  /// earlier process of this pid is replaced); one that usable() says false of
+  /// if this process may not make one here, or this one could not be made
+  /// (said on stderr).
   explicit Cgroup(const std::string& name);
   /// Takes @p other's cgroup; @p other is left without one.
   Cgroup(Cgroup&& other) noexcept;
