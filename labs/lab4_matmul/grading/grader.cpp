@@ -60,11 +60,14 @@ void require_correct(const Multiply& multiply, const std::vector<int>& widths) {
 }
 
 // Times the student's @p kernel against the reference's at @p width, after
-// checking it there.
+// checking it there, and records both GFLOP/s.
 grading::SpeedComparison time_against_reference(const Multiply& mine, const Multiply& theirs, int width) {
   const std::string problem = check_product(mine, width);
   if (!problem.empty()) throw std::runtime_error("wrong at the timing width: " + problem);
-  return grading::compare_speed(checked_work(mine, width), checked_work(theirs, width), kSpeedLimit);
+  const grading::SpeedComparison result =
+      grading::compare_speed(checked_work(mine, width), checked_work(theirs, width), kSpeedLimit);
+  grading::record_arithmetic(result, flops(width));
+  return result;
 }
 
 }  // namespace
@@ -76,12 +79,12 @@ TEST_CASE("naive multiply is correct for any width", "[step1][correct]") {
 }
 
 TEST_CASE("naive multiply keeps up with the reference", "[step1][speed][timing]") {
-  grading::hint("Consecutive threads (threadIdx.x) should take consecutive columns of c: then a warp reads "
-                "consecutive elements of b's row k, and one element of a that all its threads share.");
+  grading::hint("Consecutive threads (threadIdx.x) should take consecutive columns of c: then each half of a "
+                "warp reads the same 16 consecutive elements of b's row k, and one element of a that its 16 "
+                "threads share.");
   const int width = kTimingWidth;
   const grading::SpeedComparison result =
       time_against_reference(student().matmul_naive, reference().matmul_naive, width);
-  grading::record_arithmetic(result, flops(width));
   const double achieved = gflops(width, result.student_ms);
   add_to_roofline({"naive (step 1)", 0.25, achieved, width});
   grading::note(step1_note(width, achieved));
@@ -96,12 +99,11 @@ TEST_CASE("tiled multiply is correct when the width is a multiple of the tile", 
 
 TEST_CASE("tiled multiply keeps up with the reference", "[step2][speed][timing]") {
   grading::require_step(1);
-  grading::hint("Index the tiles [ty][k] and [k][tx]: a warp then reads one word of a_tile (a broadcast) "
-                "and 32 consecutive words of b_tile (no bank conflicts).");
+  grading::hint("Index the tiles [ty][k] and [k][tx]: a warp (two rows of the block) then reads two words "
+                "of a_tile, each a broadcast, and 16 consecutive words of b_tile (no bank conflicts).");
   const int width = kTimingWidth;
   const grading::SpeedComparison result =
       time_against_reference(student().matmul_tiled, reference().matmul_tiled, width);
-  grading::record_arithmetic(result, flops(width));
   const grading::SpeedComparison over_naive = grading::compare_speed(
       work_of(student().matmul_tiled, width), work_of(reference().matmul_naive, width), 1e9);
   const double speedup = 1.0 / over_naive.ratio;
@@ -179,7 +181,6 @@ TEST_CASE("the dynamic-tile multiply keeps up with the reference", "[step4][spee
   };
   const grading::SpeedComparison result = time_against_reference(
       with_tile(student().matmul_dynamic, tile), with_tile(reference().matmul_dynamic, reference_tile), width);
-  grading::record_arithmetic(result, flops(width));
   add_to_roofline({format_text("dynamic %d (step 4)", tile), tile / 4.0, gflops(width, result.student_ms), width});
 
   const auto dynamic_gflops = [&](int t) {
@@ -227,7 +228,6 @@ TEST_CASE("the fast multiply keeps up with the reference", "[step6][speed][timin
                 "8 loads of a and 8 of b from shared memory feed 64 multiply-adds.");
   const int width = kFastTimingWidth;
   const grading::SpeedComparison result = time_against_reference(student().matmul_fast, reference().matmul_fast, width);
-  grading::record_arithmetic(result, flops(width));
   const double achieved = gflops(width, result.student_ms);
   const double reference_achieved = gflops(width, result.reference_ms);
   const double cublas = gflops(width, cublas_milliseconds(width));
