@@ -81,8 +81,34 @@ const std::string& own_prefix() {
   return prefix;
 }
 
-bool populated(const std::string& folder) {
-  return ("\n" + read_file(folder + "/cgroup.events")).find("\npopulated 1\n") != std::string::npos;
+// Writes @p text into @p file of the cgroup at @p folder.
+bool write_to(const std::string& folder, const char* file, const char* text) {
+  const int fd = ::open((folder + "/" + file).c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const std::size_t length = std::strlen(text);
+  const bool written = ::write(fd, text, length) == static_cast<ssize_t>(length);
+  ::close(fd);
+  return written;
+}
+
+// Whether the cgroup at @p folder's cgroup.events holds @p line ("frozen 1"); false once it is gone.
+bool events_say(const std::string& folder, const char* line) {
+  const std::string events = "\n" + read_file(folder + "/cgroup.events");
+  return events.find("\n" + std::string(line) + "\n") != std::string::npos;
+}
+
+bool populated(const std::string& folder) { return events_say(folder, "populated 1"); }
+
+// Kills every process in the cgroup at @p folder and waits up to
+// @p patience_seconds until none is left (or the cgroup is gone).
+bool kill_and_wait(const std::string& folder, double patience_seconds) {
+  const Clock::time_point begin = Clock::now();
+  for (int round = 0;; ++round) {
+    if (!populated(folder)) return true;
+    if (round == 0) write_to(folder, "cgroup.kill", "1");
+    if (std::chrono::duration<double>(Clock::now() - begin).count() > patience_seconds) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(round < 10 ? 1 : 10));
+  }
 }
 
 // Removes @p folder and the cgroups below it, deepest first (a cgroup with
@@ -100,15 +126,7 @@ void remove_tree(const std::string& folder, int depth = 0) {
     for (const std::string& child : children) remove_tree(child, depth + 1);
   }
   if (::rmdir(folder.c_str()) == 0 || errno != EBUSY || !populated(folder)) return;
-  const int kill = ::open((folder + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC);
-  if (kill >= 0) {
-    if (::write(kill, "1", 1) != 1) {  // nothing more to try: the rmdir below fails too
-    }
-    ::close(kill);
-  }
-  for (int wait = 0; wait < 100 && populated(folder); ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  kill_and_wait(folder, 1.0);
   ::rmdir(folder.c_str());
 }
 
@@ -195,8 +213,8 @@ Cgroup::Cgroup(const std::string& name) {
   procs_ = folder + "/cgroup.procs";
   // No cgroups below a runner's: nothing the runner makes can outlast it or
   // slow its removal (it could make some only where it can mount cgroupfs).
-  write_file("cgroup.max.depth", "0");
-  write_file("cgroup.max.descendants", "0");
+  write_to(folder_, "cgroup.max.depth", "0");
+  write_to(folder_, "cgroup.max.descendants", "0");
 }
 
 Cgroup::Cgroup(Cgroup&& other) noexcept
@@ -228,43 +246,20 @@ bool Cgroup::enter() const noexcept {
   return moved;
 }
 
-bool Cgroup::write_file(const char* file, const char* text) const {
-  const int fd = ::open((folder_ + "/" + file).c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const std::size_t length = std::strlen(text);
-  const bool written = ::write(fd, text, length) == static_cast<ssize_t>(length);
-  ::close(fd);
-  return written;
-}
-
-bool Cgroup::events_say(const char* line) const {
-  const std::string events = "\n" + read_file(folder_ + "/cgroup.events");
-  return events.find("\n" + std::string(line) + "\n") != std::string::npos;
-}
-
 bool Cgroup::freeze(double patience_seconds) {
-  if (!write_file("cgroup.freeze", "1")) return false;
+  if (!write_to(folder_, "cgroup.freeze", "1")) return false;
   const Clock::time_point begin = Clock::now();
   for (int round = 0;; ++round) {
-    if (events_say("frozen 1")) return true;
+    if (events_say(folder_, "frozen 1")) return true;
     if (std::chrono::duration<double>(Clock::now() - begin).count() > patience_seconds) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(round < 10 ? 20 : 200));
   }
 }
 
-bool Cgroup::frozen() const { return usable() && events_say("frozen 1"); }
+bool Cgroup::frozen() const { return usable() && events_say(folder_, "frozen 1"); }
 
-void Cgroup::thaw() { write_file("cgroup.freeze", "0"); }
+void Cgroup::thaw() { write_to(folder_, "cgroup.freeze", "0"); }
 
-bool Cgroup::kill_all(double patience_seconds) {
-  if (!usable()) return true;
-  const Clock::time_point begin = Clock::now();
-  for (int round = 0;; ++round) {
-    if (events_say("populated 0") || ::access((folder_ + "/cgroup.events").c_str(), F_OK) != 0) return true;
-    if (round == 0) write_file("cgroup.kill", "1");
-    if (std::chrono::duration<double>(Clock::now() - begin).count() > patience_seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(round < 10 ? 1 : 10));
-  }
-}
+bool Cgroup::kill_all(double patience_seconds) { return !usable() || kill_and_wait(folder_, patience_seconds); }
 
 }  // namespace memlab::grading

@@ -59,8 +59,6 @@ class Cgroup {
 
  private:
   void remove();
-  bool events_say(const char* line) const;
-  bool write_file(const char* file, const char* text) const;
 
   std::string folder_;  // the cgroup's folder in the cgroup file system, "" when unusable
   std::string procs_;   // folder_ + "/cgroup.procs", ready for enter() after a fork
