@@ -27,11 +27,9 @@ fi
 
 # Without a GPU there is nothing to check: said plainly, and exit status 77 for
 # the project's tests (CTest's SKIP_RETURN_CODE), 0 for `make labN-sanitize`.
-status=0
-"$program" --student "$library" >/dev/null 2>&1 || status=$?
-if [ "$status" -eq 77 ]; then
+if ! why=$("$program" --gpu); then
   echo "Your code compiled. Checking it for races needs an NVIDIA GPU, and none can be used here:"
-  echo "  $("$program" --student "$library" 2>&1 | head -n 1 | sed 's/^[^:]*needs an NVIDIA GPU: //' || true)"
+  echo "  $why"
   [ -n "${lab:-}" ] && exit 0
   exit 77
 fi

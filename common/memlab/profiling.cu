@@ -39,6 +39,14 @@ int with_lab_build(const std::string& program, const std::string& library, const
   return 0;
 }
 
+// `--gpu`, which both programs answer: exit 0 if a GPU can be used here, else
+// print why not and exit 77 (the scripts ask before they start a tool).
+int answer_gpu_question() {
+  const auto why = why_no_gpu();
+  if (why) std::cout << *why << "\n";
+  return why ? 77 : 0;
+}
+
 }  // namespace
 
 int run_profile_program(int argc, char** argv, const std::string& api_symbol,
@@ -58,11 +66,7 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
     std::cout << "\n";
     return 0;
   }
-  if (argc == 2 && std::strcmp(argv[1], "--gpu") == 0) {
-    const auto why = why_no_gpu();
-    if (why) std::cout << *why << "\n";
-    return why ? 77 : 0;
-  }
+  if (argc == 2 && std::strcmp(argv[1], "--gpu") == 0) return answer_gpu_question();
   std::string student_path, plan_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--student") == 0) student_path = argv[i + 1];
@@ -89,8 +93,9 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
 int run_sanitize_program(int argc, char** argv, const std::string& api_symbol,
                          const std::function<void(const void* api)>& body) {
   const std::string program = argc > 0 ? argv[0] : "sanitize";
+  if (argc == 2 && std::strcmp(argv[1], "--gpu") == 0) return answer_gpu_question();
   if (argc != 3 || std::strcmp(argv[1], "--student") != 0) {
-    std::cerr << "usage: " << program << " --student <lib.so>\n";
+    std::cerr << "usage: " << program << " --student <lib.so> | --gpu\n";
     return 2;
   }
   return with_lab_build(program, argv[2], api_symbol, [&](const void* api) {

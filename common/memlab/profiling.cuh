@@ -51,7 +51,8 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
 /// The main of a lab's sanitize program, which scripts/sanitize.sh runs under
 /// compute-sanitizer racecheck: `--student LIB` loads the build LIB and calls
 /// @p body with its function table; body runs the lab's shared-memory kernels
-/// once each on small, awkward sizes. Returns the exit code: 0, 1 (an error,
+/// once each on small, awkward sizes; `--gpu` exits 0 if a GPU can be used
+/// here, else says why not and exits 77. Returns the exit code: 0, 1 (an error,
 /// printed), 2 (bad usage) or 77 (no GPU).
 int run_sanitize_program(int argc, char** argv, const std::string& api_symbol,
                          const std::function<void(const void* api)>& body);
