@@ -1,6 +1,11 @@
 #include "memlab/grading/grader.hpp"
 
+#include "memlab/cuda_check.cuh"
 #include "memlab/grading/context.hpp"
+#include "memlab/grading/remote.hpp"
+
+#include <chrono>
+#include <thread>
 
 namespace memlab::grading {
 
@@ -50,5 +55,19 @@ std::string output_path(const std::string& file_name) {
   return context().output_dir + "/" + file_name;
 }
 std::uint64_t seed() { return context().seed; }
+
+bool room_on_gpu(std::size_t bytes, std::size_t& free_bytes) {
+  const std::size_t wanted = bytes + bytes / 8;
+  std::size_t total_bytes = 0;
+  MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes >= wanted) return true;
+  // A killed process's GPU memory comes back a little after it is gone.
+  remote::kill_runner(remote::Side::student);
+  for (int wait = 0; wait < 60 && free_bytes < wanted; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  }
+  return free_bytes >= wanted;
+}
 
 }  // namespace memlab::grading

@@ -85,6 +85,12 @@ KernelTimer& timer();
 std::string output_path(const std::string& file_name);
 /// The seed for random inputs (--seed), so a run can be repeated exactly.
 std::uint64_t seed();
+/// Whether @p bytes of GPU memory, and an eighth more, are free for a check of
+/// the headers' largest promises (sizes past 2^31 elements); @p free_bytes gets
+/// what is free. Memory the student's code holds must not decide it: when too
+/// little is free, the student's runner is ended (the next call starts a new
+/// one) and its memory awaited for up to 3 s.
+bool room_on_gpu(std::size_t bytes, std::size_t& free_bytes);
 /// @}
 
 /// @name The two builds of the lab

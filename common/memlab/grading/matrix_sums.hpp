@@ -7,6 +7,7 @@
 
 #include "memlab/device_random.cuh"
 #include "memlab/grading/grader.hpp"
+#include "memlab/grading/phases.hpp"
 #include "memlab/grading/speed.hpp"
 #include "memlab/parallel.hpp"
 #include "memlab/random.hpp"
@@ -23,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -266,6 +268,43 @@ std::string check_sums_on_shapes(MatrixSumFunction<T> function, SumAxis axis, co
     if (!problem.empty()) return problem;
   }
   return "";
+}
+
+/// The shape of the check past 32-bit offsets: 65537 x 65537 is 2^32 + 131073
+/// elements (17.2 GB of float), so an offset r * cols + c held in an int wraps
+/// from row 32768 on, and one held in an unsigned int in the last row; a
+/// column sum crosses every row.
+inline constexpr MatrixShape kBeyond32Bits{65537, 65537};
+
+/// The labs' headers take sizes as std::size_t: checks @p function along @p axis
+/// on a kBeyond32Bits matrix of T, as a timed run is checked (every sum written,
+/// the first, last and randomly placed chunks exact within the tolerance), where
+/// the GPU has the memory. Returns what to add to the check's "measured" line
+/// ("and 65537 x 65537", or why it was not checked); throws what was wrong,
+/// with a hint set.
+template <typename T>
+std::string check_sums_beyond_32_bits(MatrixSumFunction<T> function, SumAxis axis) {
+  const Phase phase("sums_beyond_32_bits");
+  const MatrixShape shape = kBeyond32Bits;
+  const std::size_t needed = (shape.rows * shape.cols + 2 * kGuardElements + shape.rows) * sizeof(T);
+  std::size_t free_bytes = 0;
+  if (!room_on_gpu(needed, free_bytes)) {
+    return format_text("%s (past 2^32 elements) not checked: it needs %s of GPU memory, %s is free",
+                       describe(shape).c_str(), format_bytes(static_cast<double>(needed)).c_str(),
+                       format_bytes(static_cast<double>(free_bytes)).c_str());
+  }
+  SumsWorkspace<T> huge;  // freed on return: the timed checks need the memory back
+  huge.prepare(shape);
+  const CheckedWork run = huge.checked(function, axis);
+  run.prepare();
+  run.work(stream());
+  const std::string problem = run.verify();
+  if (!problem.empty()) {
+    hint("Past 2^31 elements an offset held in an int wraps around (past 2^32, one in an unsigned int): "
+         "compute r * cols + c in std::size_t.");
+    throw std::runtime_error(format_text("past 2^32 elements: %s", problem.c_str()));
+  }
+  return "and " + describe(shape);
 }
 
 }  // namespace memlab::grading

@@ -40,8 +40,8 @@ std::string SpeedComparison::explain() const {
                        reference_ms / reference_alone_ms, reference_ms, reference_alone_ms);
   }
   if (below_floor()) {
-    return format_text("measured %.4f ms, less than the %.4f ms this GPU's memory needs to move the data: the "
-                       "measurement is invalid (work done outside the timed call?)",
+    return format_text("measured %.4f ms, far less than the %.4f ms this GPU needs at its peak for the work the "
+                       "header asks for: the measurement is invalid (work skipped, or done outside the timed call?)",
                        student_ms, floor_ms);
   }
   return format_text("took %.2fx the reference's time (median of %zu interleaved pairs%s); the limit is %.2fx",
@@ -167,6 +167,10 @@ SpeedComparison compare_speed(const Work& student, const Work& reference, double
 double memory_floor_ms(double bytes) {
   const double gbps = device().theoretical_gbps;
   return gbps > 0 ? bytes / (gbps * 1e9) * 1e3 : 0.0;
+}
+
+double arithmetic_floor_ms(double operations, double ceiling_gflops) {
+  return ceiling_gflops > 0 ? operations / (ceiling_gflops * 1e9) * 1e3 : 0.0;
 }
 
 std::uint32_t poison(void* data, std::size_t bytes) {

@@ -7,12 +7,10 @@
 #include <memlab/report.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <random>
 #include <stdexcept>
-#include <thread>
 
 namespace lab1::checks {
 
@@ -113,20 +111,7 @@ std::string beyond_int_range() {
   const std::size_t n = (std::size_t{1} << 31) + 4099;
   const std::size_t needed = 3 * (n + memlab::kGuardElements) * sizeof(float);
   std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < needed + needed / 8) {
-    // Memory the student's code holds must not decide whether this check
-    // runs: its runner is ended (the next call starts a new one). A killed
-    // process's GPU memory comes back a little after it is gone.
-    remote::kill_runner(remote::Side::student);
-    for (int wait = 0; wait < 60; ++wait) {
-      MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      if (free_bytes >= needed + needed / 8) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  if (free_bytes < needed + needed / 8) {
+  if (!grading::room_on_gpu(needed, free_bytes)) {
     return format_text("n > 2^31 not checked: it needs %s of GPU memory, %s is free",
                        memlab::format_bytes(static_cast<double>(needed)).c_str(),
                        memlab::format_bytes(static_cast<double>(free_bytes)).c_str());

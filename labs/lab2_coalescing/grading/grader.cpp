@@ -43,7 +43,9 @@ const std::vector<MatrixShape> kStep3Shapes = {{1, 1},     {1, 1000},   {1000, 1
 void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes) {
   const std::string problem = grading::check_sums_on_shapes(sum, axis, shapes);
   if (!problem.empty()) FAIL(problem);
-  grading::measured(format_text("%zu shapes, 1 x 1 to %s", shapes.size(), memlab::describe(shapes.back()).c_str()));
+  const std::string huge = grading::check_sums_beyond_32_bits(sum, axis);
+  grading::measured(format_text("%zu shapes, 1 x 1 to %s; %s", shapes.size(), memlab::describe(shapes.back()).c_str(),
+                                huge.c_str()));
 }
 
 // Times the student's `sum` against the reference's at the timing shape, every
