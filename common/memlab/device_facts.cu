@@ -111,6 +111,18 @@ __global__ void copy_kernel(const uint4* in, uint4* out, std::size_t count) {
   }
 }
 
+// The same pattern with nothing written: every thread folds its words into
+// one, stored only if it happens to be a value no fill makes.
+__global__ void read_kernel(const uint4* in, std::size_t count, unsigned* sink) {
+  unsigned folded = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = in[i];
+    folded ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (folded == 0x12345678u) *sink = folded;
+}
+
 __global__ void empty_kernel() {}
 
 // No memory traffic at all: each thread runs kFmaChains independent chains of
@@ -149,6 +161,13 @@ double fma_gflops(const DeviceFacts& facts, KernelTimer& timer) {
 
 }  // namespace
 
+double MeasuredCeilings::peak_gbps() const { return std::max({copy_gbps, read_gbps, memcpy_gbps}); }
+
+const char* MeasuredCeilings::peak_source() const {
+  const double peak = peak_gbps();
+  return peak == read_gbps ? "a read-only kernel" : peak == memcpy_gbps ? "cudaMemcpy device to device" : "a copy kernel";
+}
+
 MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream) {
   MeasuredCeilings ceilings;
   // Each buffer 8x L2 (at least 256 MiB) so neither fits in cache; at most an
@@ -168,6 +187,15 @@ MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream)
   };
   const std::vector<double> copy_ms = timer.samples_ms(copy, {2, 10, Cache::cold});
   ceilings.copy_gbps = gigabytes_per_second(2.0 * ceilings.copy_bytes, median(copy_ms));
+  DeviceBuffer<unsigned> sink(1);
+  const auto read = [&](cudaStream_t s) { read_kernel<<<blocks, 256, 0, s>>>(in.data(), count, sink.data()); };
+  ceilings.read_gbps =
+      gigabytes_per_second(static_cast<double>(ceilings.copy_bytes), median(timer.samples_ms(read, {2, 10, Cache::cold})));
+  const auto memcpy = [&](cudaStream_t s) {
+    MEMLAB_CHECK(cudaMemcpyAsync(out.data(), in.data(), ceilings.copy_bytes, cudaMemcpyDeviceToDevice, s));
+  };
+  ceilings.memcpy_gbps =
+      gigabytes_per_second(2.0 * ceilings.copy_bytes, median(timer.samples_ms(memcpy, {2, 10, Cache::cold})));
 
   const auto nothing = [](cudaStream_t s) { empty_kernel<<<1, 1, 0, s>>>(); };
   const std::vector<double> empty_ms = timer.samples_ms(nothing, {5, 20, Cache::warm});

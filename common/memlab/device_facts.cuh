@@ -63,9 +63,19 @@ DeviceFacts query_device(int device = -1);
 /// Ceilings measured by running kernels on the current device.
 struct MeasuredCeilings {
   double copy_gbps = 0.0;           ///< grid-stride copy of a large buffer, bytes read + written
+  double read_gbps = 0.0;           ///< grid-stride read of the same buffer, nothing written
+  double memcpy_gbps = 0.0;         ///< cudaMemcpyAsync device to device, bytes read + written
   std::size_t copy_bytes = 0;       ///< size of each of the copy's two buffers
   double launch_overhead_us = 0.0;  ///< event-timed empty kernel: the floor under any launch
   double fp32_gflops = 0.0;         ///< float fused multiply-adds in registers, 2 operations each: the compute ceiling
+
+  /// The memory ceiling the labs report against: the best of the three ways of
+  /// streaming DRAM above. No single one is the best on every GPU (a read-only
+  /// stream beats a copy on the H100: no turnarounds between reads and
+  /// writes), and a ceiling a fair kernel can beat would read as "over 100%".
+  double peak_gbps() const;
+  /// Which of the three peak_gbps() is: "a read-only kernel", say.
+  const char* peak_source() const;
 };
 
 /// Measures the ceilings (takes well under a second). Throws CudaError.

@@ -271,12 +271,35 @@ RED_TEAM = {
         ("10-early_reply_hidden_in_freeze", Expect("graded", points={"step1.speed": 0}, total=(0, 80))),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.
+        ("round6/01-fair_float4_gridstride", FULL),
+        ("round6/02-fair_chained_events", FULL),
+        ("round6/03-trick_l2_persist_disables_cache_check", Expect("graded", points={"step2.timer": 0},
+                                                                   total=(50, 50))),
+    ],
+    "lab2": [
+        ("round6/04-fair_float4_rows_atomic_columns", FULL),
+        # 32-bit offsets: wrong past 2^32 elements, which the header's std::size_t sizes allow.
+        ("round6/05-subtle_int_index", Expect("graded", points={"step3.rows": 0, "step3.columns": 0},
+                                              total=(0, 70))),
+    ],
+    "lab3": [
+        # The closed form (1 - x^513) / (1 - x): right values, far fewer operations than Horner's.
+        ("round6/07-trick_polynomial_closed_form", Expect("graded", points={"step3.speed": 0}, total=(80, 80))),
+        ("round6/08-fair_neumaier_block_per_row", FULL),
     ],
     # An honest grader measured this student at 87.13 (run 17); it cannot earn more.
-    "lab4": [("11-mitm_fake_pings_all_naive", Expect("graded|timed out", total=(0, 88)))],
+    "lab4": [
+        ("11-mitm_fake_pings_all_naive", Expect("graded|timed out", total=(0, 88))),
+        # Padding is slower on the H100 (step 2 at 1.32x in run 49): a little of step 2's speed points.
+        ("round6/10-fair_padded_tiles", Expect("graded", total=(95, 100))),
+        ("round6/11-subtle_missing_second_barrier", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
+    ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("graded", points={"step4.speed": 0}, total=(0, 80))),
         ("22-early_reply_hidden_in_freeze", Expect("graded|timed out", points={"step4.speed": 0}, total=(0, 80))),
+        ("round6/13-fair_column_major_split_atomic", FULL),
+        ("round6/14-subtle_shared_x_missing_barrier", Expect("graded", points={"step3.correct": 0}, total=(0, 75))),
     ],
 }
 

@@ -20,6 +20,7 @@
 #include "memlab/device_facts.cuh"
 #include "memlab/grading/remote.hpp"
 #include "memlab/timing.cuh"
+#include "memlab/verify.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -85,6 +86,11 @@ KernelTimer& timer();
 std::string output_path(const std::string& file_name);
 /// The seed for random inputs (--seed), so a run can be repeated exactly.
 std::uint64_t seed();
+/// The shape of the checks past 32-bit offsets: 65537 x 65537 is 2^32 + 131073
+/// elements, so an offset r * cols + c (or c * rows + r) held in an int wraps
+/// from row (column) 32768 on, and one held in an unsigned int in the last;
+/// a sum along the other axis crosses them all.
+inline constexpr MatrixShape kBeyond32Bits{65537, 65537};
 /// Whether @p bytes of GPU memory, and an eighth more, are free for a check of
 /// the headers' largest promises (sizes past 2^31 elements); @p free_bytes gets
 /// what is free. Memory the student's code holds must not decide it: when too

@@ -166,12 +166,15 @@ std::string format_gbps(double gbps) {
 std::vector<std::pair<std::string, std::string>> describe_machine(const Context& context,
                                                                   const std::string& student) {
   const DeviceFacts& f = context.facts;
-  char memory[160];
+  const MeasuredCeilings& c = context.ceilings;
+  char memory[256];
   std::snprintf(memory, sizeof memory,
-                "copy %s measured (%.0f%% of the %s the memory clock and bus width allow)",
-                format_gbps(context.ceilings.copy_gbps).c_str(),
-                f.theoretical_gbps > 0 ? 100.0 * context.ceilings.copy_gbps / f.theoretical_gbps : 0.0,
-                format_gbps(f.theoretical_gbps).c_str());
+                "peak %s measured, by %s (%.0f%% of the %s the memory clock and bus width allow; "
+                "a copy kernel %s, cudaMemcpy %s, a read-only kernel %s)",
+                format_gbps(c.peak_gbps()).c_str(), c.peak_source(),
+                f.theoretical_gbps > 0 ? 100.0 * c.peak_gbps() / f.theoretical_gbps : 0.0,
+                format_gbps(f.theoretical_gbps).c_str(), format_gbps(c.copy_gbps).c_str(),
+                format_gbps(c.memcpy_gbps).c_str(), format_gbps(c.read_gbps).c_str());
   char launch[96];
   std::snprintf(launch, sizeof launch, "%.1f us for an empty kernel between two events",
                 context.ceilings.launch_overhead_us);

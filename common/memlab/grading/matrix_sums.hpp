@@ -270,12 +270,6 @@ std::string check_sums_on_shapes(MatrixSumFunction<T> function, SumAxis axis, co
   return "";
 }
 
-/// The shape of the check past 32-bit offsets: 65537 x 65537 is 2^32 + 131073
-/// elements (17.2 GB of float), so an offset r * cols + c held in an int wraps
-/// from row 32768 on, and one held in an unsigned int in the last row; a
-/// column sum crosses every row.
-inline constexpr MatrixShape kBeyond32Bits{65537, 65537};
-
 /// The labs' headers take sizes as std::size_t: checks @p function along @p axis
 /// on a kBeyond32Bits matrix of T, as a timed run is checked (every sum written,
 /// the first, last and randomly placed chunks exact within the tolerance), where
@@ -285,7 +279,7 @@ inline constexpr MatrixShape kBeyond32Bits{65537, 65537};
 template <typename T>
 std::string check_sums_beyond_32_bits(MatrixSumFunction<T> function, SumAxis axis) {
   const Phase phase("sums_beyond_32_bits");
-  const MatrixShape shape = kBeyond32Bits;
+  const MatrixShape shape = kBeyond32Bits;  // 17.2 GB of float
   const std::size_t needed = (shape.rows * shape.cols + 2 * kGuardElements + shape.rows) * sizeof(T);
   std::size_t free_bytes = 0;
   if (!room_on_gpu(needed, free_bytes)) {

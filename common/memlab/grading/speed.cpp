@@ -195,13 +195,13 @@ std::optional<std::size_t> first_changed(const void* data, std::size_t bytes, st
 double median_milliseconds(const Work& work) { return median(timer().samples_ms(work, {2, 15, Cache::cold})); }
 
 void record_bandwidth(const SpeedComparison& result, double bytes, const std::string& prefix) {
-  const double copy = ceilings().copy_gbps;
+  const double peak = ceilings().peak_gbps();
   const double student_gbps = gigabytes_per_second(bytes, result.student_ms);
   const double reference_gbps = gigabytes_per_second(bytes, result.reference_ms);
   value(prefix + "student_gbps", student_gbps);
   value(prefix + "reference_gbps", reference_gbps);
-  value(prefix + "reference_share_of_copy", reference_gbps / copy);
-  value(prefix + "copy_gbps", copy);
+  value(prefix + "reference_share_of_peak", reference_gbps / peak);
+  value(prefix + "peak_gbps", peak);
   value(prefix + "time_ratio", result.ratio);
   value(prefix + "attempts", result.attempts);
 }
@@ -218,7 +218,7 @@ void record_arithmetic(const SpeedComparison& result, double flops, const std::s
 
 std::string bandwidth_text(double bytes, double milliseconds) {
   const double gbps = gigabytes_per_second(bytes, milliseconds);
-  return format_text("%.0f GB/s (%.0f%% of copy)", gbps, 100 * gbps / ceilings().copy_gbps);
+  return format_text("%.0f GB/s (%.0f%% of peak)", gbps, 100 * gbps / ceilings().peak_gbps());
 }
 
 }  // namespace memlab::grading

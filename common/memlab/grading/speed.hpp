@@ -130,7 +130,7 @@ inline bool still_poisoned(const void* data, std::size_t bytes, std::uint32_t pa
 double median_milliseconds(const Work& work);
 
 /// For work that moves @p bytes: records the named values student_gbps,
-/// reference_gbps, reference_share_of_copy, copy_gbps, time_ratio and attempts
+/// reference_gbps, reference_share_of_peak, peak_gbps, time_ratio and attempts
 /// (each name preceded by @p prefix) in the running check.
 void record_bandwidth(const SpeedComparison& result, double bytes, const std::string& prefix = "");
 
@@ -139,8 +139,8 @@ void record_bandwidth(const SpeedComparison& result, double bytes, const std::st
 /// @p prefix) in the running check, and both GFLOP/s as what was measured.
 void record_arithmetic(const SpeedComparison& result, double flops, const std::string& prefix = "");
 
-/// @p bytes moved in @p milliseconds, for people: "3520 GB/s (88% of copy)",
-/// the share taken of the copy bandwidth measured when the grader started.
+/// @p bytes moved in @p milliseconds, for people: "3520 GB/s (88% of peak)",
+/// the share taken of MeasuredCeilings::peak_gbps(), measured when the grader started.
 std::string bandwidth_text(double bytes, double milliseconds);
 
 }  // namespace memlab::grading

@@ -32,9 +32,9 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(mb, [r["cold_gbps"] for r in rows], "o-", label="launch 1 (after an L2 flush)")
     ax.plot(mb, [r["warm_gbps"] for r in rows], "s-", label="launches 2-5 (median)")
-    if "copy_gbps" in facts:
-        ax.axhline(float(facts["copy_gbps"]), color="gray", linestyle=":",
-                   label=f"measured copy bandwidth ({float(facts['copy_gbps']):.0f} GB/s)")
+    if "peak_gbps" in facts:
+        ax.axhline(float(facts["peak_gbps"]), color="gray", linestyle=":",
+                   label=f"measured peak bandwidth ({float(facts['peak_gbps']):.0f} GB/s)")
     ax.axvline(l2_mb, color="black", linestyle="--", label=f"L2 size ({l2_mb:.1f} MB)")
     ax.axvspan(l2_mb / 8, l2_mb / 2, color="tab:green", alpha=0.08, label="well below L2")
     ax.axvspan(2 * l2_mb, max(mb) * 1.2, color="tab:red", alpha=0.06, label="well above L2")

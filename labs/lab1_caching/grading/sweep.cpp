@@ -60,7 +60,7 @@ void write_sweep_csv(const std::vector<SweepPoint>& points, const std::string& p
   const memlab::DeviceFacts& gpu = grading::device();
   std::ofstream csv(path);
   csv << "# gpu: " << gpu.name << "\n# l2_bytes: " << gpu.l2_bytes
-      << "\n# copy_gbps: " << format_text("%.0f", grading::ceilings().copy_gbps)
+      << "\n# peak_gbps: " << format_text("%.0f", grading::ceilings().peak_gbps())
       << "\nfootprint_bytes,l2_multiple,cold_gbps,warm_gbps,warm_speedup";
   for (int i = 1; i <= kLaunches; ++i) csv << ",launch" << i << "_ms";
   csv << '\n';

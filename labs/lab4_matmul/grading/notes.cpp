@@ -26,7 +26,7 @@ void add_to_roofline(const RooflinePoint& point) {
   }
   std::ofstream csv(grading::output_path("roofline.csv"));
   csv << "# gpu: " << grading::device().name << "\n"
-      << "# copy_gbps: " << format_text("%.0f", grading::ceilings().copy_gbps) << "\n"
+      << "# peak_gbps: " << format_text("%.0f", grading::ceilings().peak_gbps()) << "\n"
       << "# fp32_gflops: " << format_text("%.0f", grading::ceilings().fp32_gflops) << "\n"
       << "kernel,intensity_flop_per_byte,gflops,width\n";
   for (const RooflinePoint& p : points) {
@@ -35,15 +35,15 @@ void add_to_roofline(const RooflinePoint& point) {
 }
 
 // Where @p intensity (FLOP per byte) meets the roofs: the GFLOP/s the measured
-// copy bandwidth could feed, if every byte came from DRAM, and the compute ceiling.
+// peak bandwidth could feed, if every byte came from DRAM, and the compute ceiling.
 std::string roofline_text(const std::string& kernel, double intensity, double achieved) {
-  const double fed = intensity * grading::ceilings().copy_gbps;
+  const double fed = intensity * grading::ceilings().peak_gbps();
   const double peak = grading::ceilings().fp32_gflops;
   return format_text(
       "  %s asks global memory for %.3g FLOP per byte.\n"
       "  If every byte came from DRAM at %.0f GB/s, that would allow %.0f GFLOP/s (the compute\n"
       "  ceiling is %.0f). It reached %.0f GFLOP/s.",
-      kernel.c_str(), intensity, grading::ceilings().copy_gbps, std::min(fed, peak), peak, achieved);
+      kernel.c_str(), intensity, grading::ceilings().peak_gbps(), std::min(fed, peak), peak, achieved);
 }
 
 const cudaDeviceProp& device_properties() {

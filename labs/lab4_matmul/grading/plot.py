@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws lab 4's roofline: each of your kernels by arithmetic intensity (FLOPs per
 byte its threads ask global memory for) and the GFLOP/s it reached, under the
-roofs measured on this GPU: the copy bandwidth (sloped) and the FP32 ceiling (flat).
+roofs measured on this GPU: the peak DRAM bandwidth (sloped) and the FP32 ceiling (flat).
 
     python3 grading/plot.py <folder with roofline.csv>      (make lab4 runs this)
 
@@ -26,7 +26,7 @@ def main():
         print(f"No roofline yet: {path} is written once a timed step has run.")
         return 0
     facts, rows = read_measurements(path)
-    bandwidth = float(facts["copy_gbps"])
+    bandwidth = float(facts["peak_gbps"])
     peak = float(facts["fp32_gflops"])
     ridge = peak / bandwidth
 

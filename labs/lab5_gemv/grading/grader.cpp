@@ -96,14 +96,16 @@ TEST_CASE("one thread per row on a row-major matrix is correct for any shape", "
                 "y[r] = alpha * sum + beta * y[r]. Launch enough threads for every row; the rest return.");
   const std::string found = check_shapes(student().gemv_row_major, lab5::Layout::row_major);
   if (!found.empty()) FAIL(found);
-  grading::measured(format_text("%zu shapes", kShapes.size()));
+  const std::string huge = check_beyond_32_bits(student().gemv_row_major, lab5::Layout::row_major);
+  grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
 }
 
 TEST_CASE("one thread per row on a column-major matrix is correct for any shape", "[step2][correct]") {
   grading::hint("Column-major: element (r, c) is a[c * rows + r].");
   const std::string found = check_shapes(student().gemv_column_major, lab5::Layout::column_major);
   if (!found.empty()) FAIL(found);
-  grading::measured(format_text("%zu shapes", kShapes.size()));
+  const std::string huge = check_beyond_32_bits(student().gemv_column_major, lab5::Layout::column_major);
+  grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
 }
 
 TEST_CASE("one thread per row on a column-major matrix keeps up with the reference", "[step2][speed][timing]") {
@@ -137,7 +139,8 @@ TEST_CASE("x through shared memory is correct for any shape", "[step3][correct]"
                 "check the row. The last window is shorter: stop at cols.");
   const std::string found = check_shapes(student().gemv_shared_x, lab5::Layout::column_major);
   if (!found.empty()) FAIL(found);
-  grading::measured(format_text("%zu shapes", kShapes.size()));
+  const std::string huge = check_beyond_32_bits(student().gemv_shared_x, lab5::Layout::column_major);
+  grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
 }
 
 TEST_CASE("x through shared memory keeps up with the reference", "[step3][speed][timing]") {
@@ -170,7 +173,8 @@ TEST_CASE("the fast GEMV is correct for any shape", "[step4][correct]") {
   const lab5::Layout layout = student().fast_layout();
   const std::string found = check_shapes(student().gemv_fast, layout);
   if (!found.empty()) FAIL(format_text("(%s) ", layout_name(layout)) << found);
-  grading::measured(format_text("%zu shapes, %s", kShapes.size(), layout_name(layout)));
+  const std::string huge = check_beyond_32_bits(student().gemv_fast, layout);
+  grading::measured(format_text("%zu shapes %s, %s", kShapes.size(), huge.c_str(), layout_name(layout)));
 }
 
 TEST_CASE("the fast GEMV keeps up with the reference and with cuBLAS", "[step4][speed][timing]") {

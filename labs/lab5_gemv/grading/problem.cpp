@@ -1,8 +1,11 @@
 // Lab 5's problems, one per shape (problem.hpp).
 #include "problem.hpp"
 
+#include <memlab/grading/phases.hpp>
+
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 namespace lab5::checks {
@@ -14,6 +17,65 @@ GemvProblem& problem(MatrixShape shape) {
   auto& slot = problems[{shape.rows, shape.cols}];
   if (!slot) slot = std::make_unique<GemvProblem>(shape);
   return *slot;
+}
+
+std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout) {
+  const grading::Phase phase("lab5_beyond_32_bits");
+  const MatrixShape shape = grading::kBeyond32Bits;
+  const std::size_t count = shape.rows * shape.cols;
+  const std::size_t needed = (count + shape.rows + shape.cols + 3 * memlab::kGuardElements) * sizeof(double);
+  std::size_t free_bytes = 0;
+  if (!grading::room_on_gpu(needed, free_bytes)) {
+    return format_text("%s (past 2^32 elements) not checked: it needs %s of GPU memory, %s is free",
+                       describe(shape).c_str(), memlab::format_bytes(static_cast<double>(needed)).c_str(),
+                       memlab::format_bytes(static_cast<double>(free_bytes)).c_str());
+  }
+  const cudaStream_t s = grading::stream();
+  const std::uint64_t seed = grading::unpredictable_seed();
+  memlab::DeviceBuffer<double> a(count + memlab::kGuardElements), x(shape.cols + memlab::kGuardElements),
+      y(shape.rows + memlab::kGuardElements);
+  for (auto* buffer : {&a, &x}) buffer->fill_bytes(memlab::kPoisonByte, s);  // NaN past the ends
+  memlab::fill_random(a.data(), count, seed, -1.0, 1.0, s);
+  memlab::fill_random(x.data(), shape.cols, seed + 1, -1.0, 1.0, s);
+  memlab::fill_random(y.data(), shape.rows, seed + 2, -1.0, 1.0, s);
+  const std::uint32_t pattern = grading::poison(y.data() + shape.rows, memlab::kGuardElements * sizeof(double));
+  gemv(shape.rows, shape.cols, kAlpha, a.data(), x.data(), kBeta, y.data(), s);
+  MEMLAB_CHECK(cudaStreamSynchronize(s));
+  MEMLAB_CHECK(cudaGetLastError());
+
+  std::string problem;
+  if (!grading::still_poisoned(y.data() + shape.rows, memlab::kGuardElements * sizeof(double), pattern)) {
+    problem = "wrote y past its end";
+  } else {
+    std::mt19937_64 places(grading::unpredictable_seed());
+    const std::vector<std::size_t> rows = grading::sample_starts(shape.rows, 1, 48, places);
+    const std::vector<double> all = y.to_host(shape.rows, s);
+    std::vector<double> got(rows.size()), expected(rows.size());
+    const bool row_major = layout == lab5::Layout::row_major;
+    memlab::parallel_for(rows.size(), [&](std::size_t i) {
+      const std::size_t r = rows[i];
+      long double sum = 0.0L;
+      for (std::size_t c = 0; c < shape.cols; ++c) {
+        const std::size_t place = row_major ? r * shape.cols + c : c * shape.rows + r;
+        sum += static_cast<long double>(memlab::random_value<double>(seed, place, -1.0, 1.0)) *
+               memlab::random_value<double>(seed + 1, c, -1.0, 1.0);
+      }
+      const double y0 = memlab::random_value<double>(seed + 2, r, -1.0, 1.0);
+      got[i] = all[r];
+      expected[i] = static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y0));
+    });
+    const memlab::Comparison result = memlab::compare(got, expected, gemv_tolerance(shape.cols));
+    if (!result.ok()) {
+      const std::size_t i = result.first.front().index;
+      problem = format_text("y[%zu] = %.17g, expected %.17g", rows[i], got[i], expected[i]);
+    }
+  }
+  if (!problem.empty()) {
+    grading::hint("Past 2^31 elements an offset held in an int wraps around (past 2^32, one in an unsigned int): "
+                  "compute r * cols + c and c * rows + r in std::size_t.");
+    throw std::runtime_error(format_text("%s (past 2^32 elements): %s", describe(shape).c_str(), problem.c_str()));
+  }
+  return "and " + describe(shape);
 }
 
 }  // namespace lab5::checks

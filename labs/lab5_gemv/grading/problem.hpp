@@ -35,6 +35,14 @@ using memlab::MatrixShape;
 constexpr double kAlpha = 0.75;
 constexpr double kBeta = -0.5;
 
+// Each y is kAlpha times a sum of cols products in [-1, 1] with mean zero,
+// plus kBeta times y: summation_tolerance's bound, scaled, plus a rounding.
+inline memlab::Tolerance gemv_tolerance(std::size_t cols) {
+  memlab::Tolerance bound = memlab::summation_tolerance<double>(cols, std::fabs(kAlpha));
+  bound.absolute += 4 * std::numeric_limits<double>::epsilon();
+  return bound;
+}
+
 // A in both layouts, x and y, on the GPU, each followed by a guard zone. After
 // A and x it holds NaNs (poison), so reading past an end spoils the result.
 // After y it holds a finite sentinel instead: y is read before it is written,
@@ -151,13 +159,7 @@ class GemvProblem {
   }
 
  private:
-  // Each y is kAlpha times a sum of cols products in [-1, 1] with mean zero,
-  // plus kBeta times y: summation_tolerance's bound, scaled, plus a rounding.
-  memlab::Tolerance tolerance() const {
-    memlab::Tolerance bound = memlab::summation_tolerance<double>(shape_.cols, std::fabs(kAlpha));
-    bound.absolute += 4 * std::numeric_limits<double>::epsilon();
-    return bound;
-  }
+  memlab::Tolerance tolerance() const { return gemv_tolerance(shape_.cols); }
 
   enum Input : std::uint64_t { kMatrix = 1, kX = 2, kY = 3 };
   static constexpr double kGuardSentinel = 3.0;
@@ -184,5 +186,14 @@ class GemvProblem {
 
 /// One problem per shape, kept for the grader's run.
 GemvProblem& problem(MatrixShape shape);
+
+/// lab5.cuh takes sizes as std::size_t: runs @p gemv once on a
+/// grading::kBeyond32Bits A in @p layout (2^32 + 131073 doubles, 34.4 GB), where
+/// the GPU has the memory, and checks y's guard zone and 48 rows (the first and
+/// the last among them). Element (r, c) is the random value of its place in
+/// @p layout's storage, so one copy of A is enough. Returns what to add to the
+/// check's "measured" line ("and 65537 x 65537", or why it was not checked);
+/// throws what was wrong, with a hint set.
+std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout);
 
 }  // namespace lab5::checks
