@@ -9,22 +9,11 @@ Writes l2_sweep.png beside the CSV, which the grader writes in step 3.
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from measurement_csv import read_measurements  # noqa: E402
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from measurement_csv import plot_from  # noqa: E402
 
 
-def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "."
-    path = os.path.join(folder, "l2_sweep.csv")
-    if not os.path.exists(path):
-        print(f"No plot yet: {path} is written once step 3 passes.")
-        return 0
-    facts, table = read_measurements(path)
+def draw(facts, table, plt):
     rows = [{k: float(v) for k, v in row.items()} for row in table]
     l2_mb = float(facts["l2_bytes"]) / 1e6
     mb = [r["footprint_bytes"] / 1e6 for r in rows]
@@ -44,12 +33,8 @@ def main():
     ax.set_title(f"vector_add, five launches in a row: {facts.get('gpu', 'GPU')}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
-    out = os.path.join(folder, "l2_sweep.png")
-    fig.savefig(out, dpi=120)
-    print(f"Plot: {out}")
-    return 0
+    return fig
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(plot_from("l2_sweep.csv", "No plot yet: {path} is written once step 3 passes.", draw))

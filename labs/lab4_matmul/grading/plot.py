@@ -10,22 +10,11 @@ Writes roofline.png beside the CSV, which the grader rewrites after every timed 
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from measurement_csv import read_measurements  # noqa: E402
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from measurement_csv import plot_from  # noqa: E402
 
 
-def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "."
-    path = os.path.join(folder, "roofline.csv")
-    if not os.path.exists(path):
-        print(f"No roofline yet: {path} is written once a timed step has run.")
-        return 0
-    facts, rows = read_measurements(path)
+def draw(facts, rows, plt):
     bandwidth = float(facts["peak_gbps"])
     peak = float(facts["fp32_gflops"])
     ridge = peak / bandwidth
@@ -53,12 +42,8 @@ def main():
     ax.text(0.06, 0.25 * bandwidth * 1.3, "above the sloped roof: the caches\nserved loads that DRAM did not",
             fontsize="small", color="dimgray")
     ax.legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
-    out = os.path.join(folder, "roofline.png")
-    fig.savefig(out, dpi=120)
-    print(f"Plot: {out}")
-    return 0
+    return fig
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(plot_from("roofline.csv", "No roofline yet: {path} is written once a timed step has run.", draw))
