@@ -205,6 +205,11 @@ MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream)
   return ceilings;
 }
 
+double measure_fp32_gflops(const DeviceFacts& facts, cudaStream_t stream) {
+  KernelTimer timer(stream, facts.l2_bytes);
+  return fma_gflops<float>(facts, timer);
+}
+
 double measure_fp64_gflops(const DeviceFacts& facts, cudaStream_t stream) {
   KernelTimer timer(stream, facts.l2_bytes);
   return fma_gflops<double>(facts, timer);

@@ -87,6 +87,10 @@ MeasuredCeilings measure_ceilings(const DeviceFacts& facts, cudaStream_t stream)
 /// and every grader measures the ceilings at start. Throws CudaError.
 double measure_fp64_gflops(const DeviceFacts& facts, cudaStream_t stream);
 
+/// MeasuredCeilings::fp32_gflops measured again, alone (for a grader's check
+/// that must not rely on the clocks of the grader's first second). Throws CudaError.
+double measure_fp32_gflops(const DeviceFacts& facts, cudaStream_t stream);
+
 /// A byte count for people: "12.6 MB", "805 MB", "1.07 GB" (decimal units, as bandwidths use).
 std::string format_bytes(double bytes);
 

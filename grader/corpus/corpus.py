@@ -19,6 +19,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,24 @@ class Entry:
 
 
 FULL = Expect("graded", total=(100, 100))
+
+
+def mutant_edits(lab: str, name: str) -> List[Tuple[str, str]]:
+    """The edit of the mutant @p name in tests/@p lab/CMakeLists.txt (memlab_add_mutant's
+    FIND and REPLACE, CMake escapes undone): one definition of each wrong variant, which
+    the lab's GPU tests grade through its grader and the corpus through grade.py."""
+    path = os.path.join(SOURCE_DIR, "tests", lab, "CMakeLists.txt")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    quoted = r'"((?:[^"\\]|\\.)*)"'
+    found = re.search(rf"memlab_add_mutant\(LAB {lab} NAME {name}\s+FIND {quoted}\s+REPLACE {quoted}", text)
+    if not found:
+        raise SystemExit(f"corpus: no mutant {name} in {path}")
+
+    def unescape(value: str) -> str:
+        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), value)
+
+    return [(unescape(found.group(1)), unescape(found.group(2)))]
 
 
 def hostile_entries(full: Dict[str, bool], first: str) -> List[Entry]:
@@ -128,9 +147,9 @@ LABS = {
                 ("std::min<std::size_t>(blocks_for_n, std::size_t{kBlocksPerSm} * memlab::multiprocessor_count())",
                  "blocks_for_n")]),
             Entry("one_block", Expect("graded", points={"step1.correct": 30, "step1.speed": 0}),
-                  edits=[("<<<blocks, kThreadsPerBlock", "<<<1, kThreadsPerBlock")]),
+                  edits=mutant_edits("lab1", "one_block")),
             Entry("misses_last_element", Expect("graded", points={"step1.correct": 0}),
-                  edits=[("i < n;", "i + 1 < n;")]),
+                  edits=mutant_edits("lab1", "misses_the_last_element")),
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
             # Tricks a student might try for marks, written fresh for the runner/grader split
             # (grader/README.md, threat model): each must earn nothing it did not do.
@@ -200,9 +219,9 @@ LABS = {
             Entry("blocks_of_128", Expect("graded", total=(80, 100)),
                   edits=[("constexpr int kThreadsPerBlock = 256;", "constexpr int kThreadsPerBlock = 128;")]),
             Entry("warp_down_a_column", Expect("graded", points={"step3.columns": 15}, below={"step3.columns_speed": 20}),
-                  edits=[("constexpr int kTileColumns = 32;", "constexpr int kTileColumns = 1;")]),
+                  edits=mutant_edits("lab2", "column_sums_warp_down_a_column")),
             Entry("swap_row_and_column", Expect("graded", points={"step1.rows": 0}),
-                  edits=[("sum += matrix[row * cols + c];", "sum += matrix[c * rows + row];")]),
+                  edits=mutant_edits("lab2", "row_sums_swap_row_and_column")),
             Entry("skeleton", Expect("graded", points={"step1.rows": 0}), from_skeleton=True),
         ]),
     "lab3": dict(
@@ -212,9 +231,9 @@ LABS = {
             Entry("blocks_of_512", Expect("graded", total=(80, 100)),
                   edits=[("constexpr int kThreadsPerBlock = 256;", "constexpr int kThreadsPerBlock = 512;")]),
             Entry("polynomial_too_few_blocks", Expect("graded", points={"step3.correct": 20}, below={"step3.speed": 20}),
-                  edits=[("  polynomial_kernel<real><<<blocks,", "  polynomial_kernel<real><<<(blocks + 31) / 32,")]),
+                  edits=mutant_edits("lab3", "polynomial_too_few_blocks")),
             Entry("double_sums_in_float", Expect("graded", points={"step1.correct": 0}),
-                  edits=[("  real sum = 0;\n", "  float sum = 0;\n")]),
+                  edits=mutant_edits("lab3", "double_sums_accumulate_in_float")),
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
         ]),
     "lab4": dict(
@@ -229,10 +248,9 @@ LABS = {
             Entry("naive_blocks_of_32x32", Expect("graded", total=(90, 100)),
                   edits=[("  constexpr int kSide = 16;", "  constexpr int kSide = 32;")]),
             Entry("fast_is_only_tiled", Expect("graded", points={"step6.correct": 10}, below={"step6.speed": 10}),
-                  edits=[("  matmul_fast_kernel<<<grid, kFastThreads, 0, stream>>>(a, b, c, width);\n  MEMLAB_CHECK_LAUNCH();",
-                          "  (void)grid;\n  matmul_tiled(a, b, c, width, stream);")]),
+                  edits=mutant_edits("lab4", "fast_is_only_tiled")),
             Entry("tiled_wrong_tile_index", Expect("graded", points={"step1.correct": 10, "step2.correct": 0}),
-                  edits=[("sum += a_tile[ty][k] * b_tile[k][tx];", "sum += a_tile[k][ty] * b_tile[k][tx];")]),
+                  edits=mutant_edits("lab4", "tiled_wrong_tile_index")),
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
         ]),
     "lab5": dict(
@@ -243,10 +261,9 @@ LABS = {
             Entry("rows_in_blocks_of_256", Expect("graded", total=(85, 100)),
                   edits=[("constexpr int kThreadsPerRowBlock = 128;", "constexpr int kThreadsPerRowBlock = 256;")]),
             Entry("fast_is_thread_per_row", Expect("graded", points={"step4.correct": 15}, below={"step4.speed": 20}),
-                  edits=[("gemv_warp_per_row_kernel<<<blocks_for(rows, kWarpsPerBlock), kWarpsPerBlock * kWarpSize, 0, stream>>>(",
-                          "gemv_row_major_kernel<<<blocks_for(rows, kThreadsPerRowBlock), kThreadsPerRowBlock, 0, stream>>>(")]),
+                  edits=mutant_edits("lab5", "fast_is_thread_per_row")),
             Entry("misses_last_column", Expect("graded", points={"step1.correct": 0}),
-                  edits=[("c = 0; c < cols; ++c) sum += line[c]", "c = 0; c + 1 < cols; ++c) sum += line[c]")]),
+                  edits=mutant_edits("lab5", "row_major_misses_last_column")),
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
         ]),
 }
@@ -282,11 +299,20 @@ RED_TEAM = {
         # 32-bit offsets: wrong past 2^32 elements, which the header's std::size_t sizes allow.
         ("round6/05-subtle_int_index", Expect("graded", points={"step3.rows": 0, "step3.columns": 0},
                                               total=(0, 70))),
+        # Round 7: unsigned offsets, wrong in the last row and in every column past 2^32 elements.
+        ("round7/04-subtle_unsigned_offsets", Expect("graded", points={"step1.rows": 0, "step1.columns": 0,
+                                                                        "step3.rows": 0, "step3.columns": 0},
+                                                     total=(0, 50))),
     ],
     "lab3": [
         # The closed form (1 - x^513) / (1 - x): right values, far fewer operations than Horner's.
         ("round6/07-trick_polynomial_closed_form", Expect("graded", points={"step3.speed": 0}, total=(80, 80))),
         ("round6/08-fair_neumaier_block_per_row", FULL),
+        # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, which the
+        # timed runs' x near 1 turns into the full work; double sums with int offsets.
+        ("round7/01-fair_horner_ilp4", FULL),
+        ("round7/02-trick_warp_truncated_horner", FULL),
+        ("round7/03-subtle_double_int_offset", Expect("graded", points={"step1.correct": 0}, total=(0, 80))),
     ],
     # An honest grader measured this student at 87.13 (run 17); it cannot earn more.
     "lab4": [
@@ -300,6 +326,8 @@ RED_TEAM = {
         ("22-early_reply_hidden_in_freeze", Expect("graded|timed out", points={"step4.speed": 0}, total=(0, 80))),
         ("round6/13-fair_column_major_split_atomic", FULL),
         ("round6/14-subtle_shared_x_missing_barrier", Expect("graded", points={"step3.correct": 0}, total=(0, 75))),
+        # Round 7: every GEMV with unsigned offsets; step 1 fails and the later steps are blocked.
+        ("round7/05-subtle_unsigned_offsets", Expect("graded", points={"step1.correct": 0}, total=(0, 0))),
     ],
 }
 

@@ -169,6 +169,11 @@ double memory_floor_ms(double bytes) {
   return gbps > 0 ? bytes / (gbps * 1e9) * 1e3 : 0.0;
 }
 
+double fma_ceiling_gflops(bool fp64) {
+  const double now = fp64 ? measure_fp64_gflops(device(), stream()) : measure_fp32_gflops(device(), stream());
+  return fp64 ? now : std::max(now, ceilings().fp32_gflops);
+}
+
 double arithmetic_floor_ms(double operations, double ceiling_gflops) {
   return ceiling_gflops > 0 ? operations / (ceiling_gflops * 1e9) * 1e3 : 0.0;
 }

@@ -111,6 +111,12 @@ double memory_floor_ms(double bytes);
 /// kernel's floor, which no shortcut past the promised arithmetic stays above.
 double arithmetic_floor_ms(double operations, double ceiling_gflops);
 
+/// The FMA rate of float (@p fp64 false) or double on this GPU, for an
+/// arithmetic floor: the larger of the rate measured when the grader started
+/// (double's is not) and one measured now. A rate measured before the clocks
+/// rose would set the floor too high and fail a fair kernel.
+double fma_ceiling_gflops(bool fp64);
+
 /// Fills @p bytes of device memory at @p data (a multiple of 4) with a 32-bit
 /// pattern chosen at random for this call, and returns the pattern: poison
 /// that a stray write cannot restore by knowing it in advance.
