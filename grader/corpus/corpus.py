@@ -305,14 +305,17 @@ RED_TEAM = {
                                                      total=(0, 50))),
     ],
     "lab3": [
-        # The closed form (1 - x^513) / (1 - x): right values, far fewer operations than Horner's.
-        ("round6/07-trick_polynomial_closed_form", Expect("graded", points={"step3.speed": 0}, total=(80, 80))),
+        # The closed form (1 - x^513) / (1 - x) where x^513 vanishes: with the timed runs' x near 1
+        # it never does, so the file runs Horner's loop and earns what its time earns (98.96, run 54;
+        # before the x changed, the arithmetic floor refused it: 80, run 51).
+        ("round6/07-trick_polynomial_closed_form", Expect("graded", points={"step3.correct": 20}, total=(80, 100))),
         ("round6/08-fair_neumaier_block_per_row", FULL),
-        # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, which the
-        # timed runs' x near 1 turns into the full work; double sums with int offsets.
+        # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
+        # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
+        # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).
         ("round7/01-fair_horner_ilp4", FULL),
-        ("round7/02-trick_warp_truncated_horner", FULL),
-        ("round7/03-subtle_double_int_offset", Expect("graded", points={"step1.correct": 0}, total=(0, 80))),
+        ("round7/02-trick_warp_truncated_horner", Expect("graded", points={"step3.correct": 0}, total=(60, 60))),
+        ("round7/03-subtle_double_int_offset", Expect("GPU error", points={"step1.correct": 0}, total=(0, 80))),
     ],
     # An honest grader measured this student at 87.13 (run 17); it cannot earn more.
     "lab4": [
