@@ -1,67 +1,12 @@
 #include "memlab/report.hpp"
 
-#include "memlab/json.hpp"
+#include "memlab/files.hpp"
 
 #include <algorithm>
-#include <cstdarg>
-#include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
-#include <stdexcept>
 
 namespace memlab {
-
-const char* to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::pass: return "pass";
-    case Verdict::fail: return "fail";
-    case Verdict::blocked: return "blocked";
-    case Verdict::not_checked: return "not checked";
-  }
-  return "unknown";
-}
-
-Verdict LabReport::step_verdict(int step) const {
-  bool any = false;
-  bool all_pass = true;
-  bool all_blocked = true;
-  for (const CheckResult& check : checks) {
-    if (check.step != step || check.verdict == Verdict::not_checked) continue;
-    any = true;
-    all_pass = all_pass && check.verdict == Verdict::pass;
-    all_blocked = all_blocked && check.verdict == Verdict::blocked;
-  }
-  if (!any) return Verdict::not_checked;
-  if (all_pass) return Verdict::pass;
-  return all_blocked ? Verdict::blocked : Verdict::fail;
-}
-
-int LabReport::steps_done() const {
-  int done = 0;
-  for (int step = 1; step <= steps; ++step) done += step_verdict(step) == Verdict::pass;
-  return done;
-}
-
-int LabReport::next_step() const {
-  for (int step = 1; step <= steps; ++step) {
-    if (step_verdict(step) != Verdict::pass) return step;
-  }
-  return 0;
-}
-
-std::string format_text(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  const int length = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
-  std::string text(length > 0 ? static_cast<std::size_t>(length) : 0, '\0');
-  if (length > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
-  va_end(again);
-  return text;
-}
 
 namespace {
 
@@ -186,95 +131,6 @@ void print_report(std::ostream& out, const LabReport& report, const PrintOptions
   } else {
     out << " Next: step " << next << " in " << report.guide << '\n';
   }
-}
-
-void write_json(std::ostream& out, const LabReport& report) {
-  JsonWriter json(out);
-  json.begin_object();
-  json.field("lab", report.lab);
-  json.field("title", report.title);
-  json.field("steps", report.steps);
-  json.field("steps_requested", report.steps_requested);
-  json.field("steps_done", report.steps_done());
-  json.key("step_verdicts");
-  json.begin_array();
-  for (int step = 1; step <= report.steps; ++step) json.value(to_string(report.step_verdict(step)));
-  json.end_array();
-  json.key("facts");
-  json.begin_object();
-  for (const auto& [name, value] : report.facts) json.field(name, value);
-  json.end_object();
-  json.key("checks");
-  json.begin_array();
-  for (const CheckResult& check : report.checks) {
-    json.begin_object();
-    json.field("step", check.step);
-    json.field("id", check.id);
-    json.field("title", check.title);
-    json.field("verdict", to_string(check.verdict));
-    json.field("timed", check.timed);
-    json.field("measured", check.measured);
-    json.field("reference", check.reference);
-    json.key("ratio");
-    if (check.ratio) {
-      json.value(*check.ratio);
-    } else {
-      json.null();
-    }
-    json.key("values");
-    json.begin_object();
-    for (const auto& [name, value] : check.values) json.field(name, value);
-    json.end_object();
-    json.field("detail", check.detail);
-    json.field("hint", check.hint);
-    json.field("note", check.note);
-    json.field("seconds", check.seconds);
-    json.end_object();
-  }
-  json.end_array();
-  json.key("running");
-  if (report.running.empty()) {
-    json.null();
-  } else {
-    json.value(report.running);
-  }
-  json.field("complete", report.complete);
-  json.key("gpu_trouble");
-  if (report.gpu_trouble) {
-    json.begin_object();
-    json.field("kind", report.gpu_trouble->kind);
-    json.field("check", report.gpu_trouble->check);
-    json.field("message", report.gpu_trouble->message);
-    json.end_object();
-  } else {
-    json.null();
-  }
-  json.end_object();
-  out << '\n';
-}
-
-namespace {
-// Into a temporary file beside @p path, then renamed: a reader (or a grader
-// killed half-way) never leaves half a file.
-template <typename Write>
-void write_file_atomically(const std::string& path, Write write) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    if (!file) throw std::runtime_error("cannot write " + temporary);
-    write(file);
-    file.flush();
-    if (!file) throw std::runtime_error("writing " + temporary + " failed");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot rename " + temporary + " to " + path);
-  }
-}
-}  // namespace
-
-void write_json_file(const std::string& path, const LabReport& report) {
-  write_file_atomically(path, [&](std::ostream& out) { write_json(out, report); });
 }
 
 void write_report_file(const std::string& path, const LabReport& report) {

@@ -1,0 +1,24 @@
+#include "memlab/files.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace memlab {
+
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot write " + temporary);
+    write(file);
+    file.flush();
+    if (!file) throw std::runtime_error("writing " + temporary + " failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot rename " + temporary + " to " + path);
+  }
+}
+
+}  // namespace memlab
