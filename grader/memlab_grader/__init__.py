@@ -5,6 +5,7 @@ Modules, in the order a submission meets them:
   scan       forbidden libraries and file access, found in the source
   sandbox    running a program with a time limit and an output cap; the
              bubblewrap sandbox of the student's runner
+  statuses   what a row can end as: the gradebook's words and the feedback's headline
   grading    one submission: staged, scanned, compiled, run, classified
   points     the points table and partial credit
   reports    gradebook, feedback, Gradescope results, class summary, run record

@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Tuple
 from . import grading, points, reports
 from .kit import Kit, KitError, load_kit
 from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
+from .statuses import Status
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXIT_DONE, EXIT_NOT_FINAL, EXIT_BAD_INPUT, EXIT_SETUP, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -225,12 +226,12 @@ def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, saniti
     generous = grading.Limits(run_seconds=600, sanitize_seconds=600, output_bytes=args.output_limit)
     outcome = grading.grade_build(kit, "(reference)", kit.reference, stage=stage, keep_dir=stage, limits=generous,
                                   seed=args.seed, sanitizer=sanitizer, sandbox=sandbox)
-    if outcome["status"] == grading.NO_GPU:
+    if outcome["status"] == Status.NO_GPU:
         return outcome
     failed = [c["id"] for c in outcome.get("checks", []) if c.get("verdict") != "pass"]
-    if outcome["status"] != grading.GRADED or failed:
+    if outcome["status"] != Status.GRADED or failed:
         hint = ""
-        if sandbox is not None and outcome["status"] == grading.NOT_LOADABLE:
+        if sandbox is not None and outcome["status"] == Status.NOT_LOADABLE:
             hint = ("The runner could not load the reference in the students' sandbox: does it need a file from a "
                     "folder the sandbox hides (the course, OUT, the submissions, /home, /root)?\n")
         raise SetupFailed(
@@ -252,12 +253,12 @@ def compile_all(pending: List[grading.Submission], kit: Kit, layout: grading.Lay
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             outcome = future.result()
             outcomes[outcome["student"]] = outcome
-            if outcome["status"] != grading.COMPILED:
+            if outcome["status"] != Status.COMPILED:
                 grading.save_outcome(layout, outcome)
                 progress.line(f"  {outcome['student']}: {outcome['status']}")
             progress.update(f"  compiled {done} of {len(pending)}")
     progress.line(f"  compiled {len(pending)}: "
-                  f"{sum(o['status'] == grading.COMPILED for o in outcomes.values())} ready to run")
+                  f"{sum(o['status'] == Status.COMPILED for o in outcomes.values())} ready to run")
     return outcomes
 
 
@@ -358,7 +359,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Without a working sandbox, the reference alone (the course's own code)
         # runs: it tells whether there is a GPU, and so whether the sandbox matters.
         reference = calibrate(kit, layout, args, sanitizer, sandbox) if pending else None
-        have_gpu = reference is not None and reference["status"] != grading.NO_GPU
+        have_gpu = reference is not None and reference["status"] != Status.NO_GPU
         if pending:
             if have_gpu and sandbox is None and not args.no_sandbox:
                 raise SetupFailed(
@@ -408,12 +409,12 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         compiled = compile_all(pending, kit, layout, limits, args.jobs, progress)
         outcomes.update(compiled)
-        ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == grading.COMPILED]
+        ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == Status.COMPILED]
         if have_gpu:
             outcomes.update(run_all(ready, kit, layout, limits, args, sanitizer, sandbox, table, progress))
         else:
             for outcome in ready:
-                outcome.update(status=grading.NO_GPU, detail="compiled; this machine has no GPU to run it")
+                outcome.update(status=Status.NO_GPU, detail="compiled; this machine has no GPU to run it")
                 outcome.pop("library", None)
                 grading.save_outcome(layout, outcome)
         record["sessions"][-1]["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
@@ -434,10 +435,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         status = EXIT_INTERRUPTED
         outcomes = {s: grading.read_outcome(layout, s) for s in kept}
 
-    rows = [outcomes.get(s.student) or dict(student=s.student, status=grading.NOT_GRADED_YET, detail="", checks=[])
+    rows = [outcomes.get(s.student) or dict(student=s.student, status=Status.NOT_GRADED_YET, detail="", checks=[])
             for s in submissions]
     scored = reports.write_reports(layout, lab, rows, table, record)
-    graded = sum(r.status == grading.GRADED for r in scored)
+    graded = sum(r.status == Status.GRADED for r in scored)
     print(f"\n{lab}: {len(scored)} rows, {graded} graded to the end. Gradebook: {os.path.join(args.out, 'gradebook.csv')}; "
           f"summary: {os.path.join(args.out, 'summary.html')}")
     return status if status == EXIT_INTERRUPTED else exit_status([r.status for r in scored])

@@ -23,31 +23,10 @@ from typing import List, Optional
 from . import scan
 from .kit import Kit
 from .sandbox import Finished, RunnerSandbox, run_limited, write_words
-
-# Statuses, as the gradebook shows them.
-GRADED = "graded"
-MISSING = "missing file"
-UNREADABLE = "unreadable file"
-FORBIDDEN = "forbidden API"
-COMPILE_ERROR = "compile error"
-COMPILE_TIMEOUT = "compile timed out"
-NOT_LOADABLE = "build not loadable"
-CRASHED = "crashed"
-TIMED_OUT = "timed out"
-OUTPUT_LIMIT = "output limit"
-GPU_ERROR = "GPU error"
-GPU_MEMORY = "GPU memory exhausted"
-LEFT_GPU_WORK = "left GPU work running"
-RAN_WHILE_STOPPED = "ran while stopped"
-MEMORY_ERROR = "memory error"
-NO_GPU = "not run: no GPU"
-GRADER_ERROR = "grader error"
-COMPILED = "compiled"  # between the two phases; never stored
-
-NOT_GRADED_YET = "not graded yet"  # the row of a submission an interrupted run did not reach; never stored
+from .statuses import Status
 
 # Every status but these is final: --resume keeps the row.
-NOT_FINAL = {NO_GPU, COMPILED, NOT_GRADED_YET}
+NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET}
 
 # The lab grader's exit codes (common/memlab/grading/main.cpp, printed by --contract; the
 # grader.contract test checks that these copies agree).
@@ -58,12 +37,12 @@ GRADER_NO_GPU = 77
 # the status it gives. The lab grader carries on after it with a fresh runner, so later
 # checks still count.
 TROUBLE_STATUS = {
-    "crashed": CRASHED,
-    "timed_out": TIMED_OUT,
-    "context_lost": GPU_ERROR,
-    "left_work_running": LEFT_GPU_WORK,
-    "ran_while_stopped": RAN_WHILE_STOPPED,
-    "memory_exhausted": GPU_MEMORY,
+    "crashed": Status.CRASHED,
+    "timed_out": Status.TIMED_OUT,
+    "context_lost": Status.GPU_ERROR,
+    "left_work_running": Status.LEFT_GPU_WORK,
+    "ran_while_stopped": Status.RAN_WHILE_STOPPED,
+    "memory_exhausted": Status.GPU_MEMORY,
 }
 SANITIZER_FOUND_ERRORS = 86  # passed to compute-sanitizer as --error-exitcode
 # Under the sanitizer, only checks that neither time kernels nor run deliberately buggy ones.
@@ -168,11 +147,11 @@ def _compiler_errors(text: str, lines: int = 20) -> str:
 
 def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
     """Stages, scans and compiles one submission: an outcome whose status is
-    COMPILED, or final (missing, unreadable, forbidden, compile error)."""
+    Status.COMPILED, or final (missing, unreadable, forbidden, compile error)."""
     student = submission.student
     os.makedirs(layout.student_dir(student), exist_ok=True)
     if submission.source is None:
-        return _outcome(student, MISSING, f"no {kit.skeleton} in the student's folder")
+        return _outcome(student, Status.MISSING, f"no {kit.skeleton} in the student's folder")
     stage = layout.stage_dir(student)
     shutil.rmtree(stage, ignore_errors=True)
     os.makedirs(stage, mode=0o700)
@@ -181,7 +160,7 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
             raw = handle.read()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        return _outcome(student, UNREADABLE, f"cannot read {kit.skeleton}: {error}")
+        return _outcome(student, Status.UNREADABLE, f"cannot read {kit.skeleton}: {error}")
     # Only the one file is taken, under the lab's own file name.
     source = os.path.join(stage, kit.skeleton)
     with open(source, "wb") as handle:
@@ -190,7 +169,7 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
 
     findings = scan.scan_source(text, kit.forbid)
     if findings:
-        return _outcome(student, FORBIDDEN, scan.describe(findings), source_sha256=digest)
+        return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest)
 
     library = os.path.join(stage, f"lib{kit.lab}_student.so")
     dependencies = os.path.join(stage, "dependencies.d")
@@ -199,14 +178,14 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
                            time_limit=limits.compile_seconds, output_limit=limits.output_bytes, cwd=stage)
     seconds = round(finished.seconds, 2)
     if finished.timed_out:
-        return _outcome(student, COMPILE_TIMEOUT, f"the compiler ran for more than {limits.compile_seconds:.0f} s",
+        return _outcome(student, Status.COMPILE_TIMEOUT, f"the compiler ran for more than {limits.compile_seconds:.0f} s",
                         source_sha256=digest, compile_seconds=seconds)
     if finished.exit_code != 0 or not os.path.isfile(library):
         # Paths inside the private staging folder mean nothing to the student: name the file only.
         output = finished.text().replace(stage + os.sep, "")
         with open(log, "w", encoding="utf-8") as handle:
             handle.write(output)
-        return _outcome(student, COMPILE_ERROR, _compiler_errors(output),
+        return _outcome(student, Status.COMPILE_ERROR, _compiler_errors(output),
                         source_sha256=digest, compile_seconds=seconds)
     with open(dependencies, encoding="utf-8", errors="replace") as handle:
         read = scan.read_dependencies(handle.read())
@@ -215,9 +194,9 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
         private_dirs=[kit.source_dir, layout.out, os.path.dirname(os.path.dirname(submission.source))],
         forbidden_libraries=kit.forbid)
     if findings:
-        return _outcome(student, FORBIDDEN, scan.describe(findings), source_sha256=digest,
+        return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest,
                         compile_seconds=seconds)
-    return _outcome(student, COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
+    return _outcome(student, Status.COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
 
 
 def _grader_command(kit: Kit, library: str, stage: str, results: str, report: str, seed: int,
@@ -244,7 +223,7 @@ def grade_build(kit: Kit, student: str, library: str, *, stage: str, keep_dir: s
     if sanitizer:
         gate = _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
                            sanitizer=sanitizer, sandbox=sandbox)
-        if gate["status"] != GRADED:
+        if gate["status"] != Status.GRADED:
             return gate
     return _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
                        sandbox=sandbox)
@@ -293,40 +272,40 @@ def classify(finished: Finished, results: Optional[dict], limits: Limits, saniti
     during = f" during {running}" if running else ""
     base = dict(checks=checks, running=running, gpu_trouble=trouble, facts=(results or {}).get("facts", {}))
     if finished.output_exceeded:
-        return dict(base, status=OUTPUT_LIMIT, detail=f"printed more than {limits.output_bytes} bytes{during}")
+        return dict(base, status=Status.OUTPUT_LIMIT, detail=f"printed more than {limits.output_bytes} bytes{during}")
     if finished.timed_out:
         seconds = limits.sanitize_seconds if sanitizer else limits.run_seconds
         where = " (under compute-sanitizer)" if sanitizer else ""
-        return dict(base, status=TIMED_OUT, detail=f"still running after {seconds:.0f} s{during}{where}")
+        return dict(base, status=Status.TIMED_OUT, detail=f"still running after {seconds:.0f} s{during}{where}")
     if finished.signal_number is not None:
-        return dict(base, status=CRASHED, detail=f"{finished.signal_name()}{during}")
+        return dict(base, status=Status.CRASHED, detail=f"{finished.signal_name()}{during}")
     code = finished.exit_code
     if sanitizer and code == SANITIZER_FOUND_ERRORS:
         # Its lines may follow the lab grader's unfinished progress line ("step 1 ... ========= Invalid").
         errors = [line[line.index("========="):] for line in finished.text().splitlines() if "=========" in line]
-        return dict(base, status=MEMORY_ERROR, checks=[],
+        return dict(base, status=Status.MEMORY_ERROR, checks=[],
                     detail="compute-sanitizer memcheck found errors:\n" + "\n".join(errors[:12]))
     if code == GRADER_NO_GPU:
-        return dict(base, status=NO_GPU, detail="")
+        return dict(base, status=Status.NO_GPU, detail="")
     if code == GRADER_STUDENT_UNLOADABLE:
         # The runner's own message (dlopen's, or a missing function's) ends the log.
-        return dict(base, status=NOT_LOADABLE, detail=tail_of(finished.text(), 12))
+        return dict(base, status=Status.NOT_LOADABLE, detail=tail_of(finished.text(), 12))
     if code == GRADER_GPU_LOST:
         message = (trouble or {}).get("message", "the GPU context was lost")
         where = (trouble or {}).get("check", "")
-        return dict(base, status=GPU_ERROR, detail=f"{message}{' after ' + where if where else ''}")
+        return dict(base, status=Status.GPU_ERROR, detail=f"{message}{' after ' + where if where else ''}")
     if code in (GRADER_ALL_PASSED, GRADER_SOME_FAILED) and results and results.get("complete"):
         if not trouble:
-            return dict(base, status=GRADED, detail="")
+            return dict(base, status=Status.GRADED, detail="")
         kind, message, where = trouble.get("kind", ""), trouble.get("message", ""), trouble.get("check", "")
         if kind not in TROUBLE_STATUS:
-            return dict(base, status=GRADER_ERROR, detail=f"the lab grader reported trouble of an unknown kind "
+            return dict(base, status=Status.GRADER_ERROR, detail=f"the lab grader reported trouble of an unknown kind "
                                                           f"'{kind}': {message}")
         # Hoarded memory is found after a check; the runner's troubles happen in one.
         at = f" ({'after' if kind == 'memory_exhausted' else 'in'} {where})" if where else ""
         return dict(base, status=TROUBLE_STATUS[kind], detail=f"{message}{at}")
     if code in (GRADER_BAD_INPUT, GRADER_GPU_FAILED):
-        return dict(base, status=GRADER_ERROR, detail=tail_of(finished.text(), 8))
-    return dict(base, status=GRADER_ERROR,
+        return dict(base, status=Status.GRADER_ERROR, detail=tail_of(finished.text(), 8))
+    return dict(base, status=Status.GRADER_ERROR,
                 detail=f"the lab grader ended with exit status {code} before its checks finished{during}:\n"
                        f"{tail_of(finished.text(), 8)}")

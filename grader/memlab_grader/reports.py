@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence
 from . import grading
 from .grading import write_text_atomically
 from .points import Rule, Table, earned, total
+from .statuses import Status
 
 
 @dataclass
@@ -66,35 +67,13 @@ def _how(rule: Rule, check: Optional[dict]) -> str:
     return check.get("verdict", "")
 
 
-HEADLINES = {
-    grading.GRADED: "Graded.",
-    grading.MISSING: "No submission: the lab's file is not in the folder.",
-    grading.UNREADABLE: "The submitted file could not be read as text.",
-    grading.FORBIDDEN: "Not graded: the file uses something this lab forbids.",
-    grading.COMPILE_ERROR: "Not graded: the file does not compile.",
-    grading.COMPILE_TIMEOUT: "Not graded: compiling took too long.",
-    grading.NOT_LOADABLE: "Your build could not be loaded (is a function the lab asks for missing or renamed?); "
-                          "the message is below.",
-    grading.CRASHED: "The process running your code crashed or exited; the checks that ran count.",
-    grading.TIMED_OUT: "Your code did not finish in time (an endless loop on the CPU or the GPU?); the checks that ran count.",
-    grading.OUTPUT_LIMIT: "Your code printed too much and was stopped; the checks before it count.",
-    grading.GPU_ERROR: "Your code left the GPU unusable (a sticky CUDA error); the checks that ran count.",
-    grading.GPU_MEMORY: "Your code kept the GPU's memory allocated; later checks could not allocate theirs.",
-    grading.LEFT_GPU_WORK: "Your function returned while work it launched was still running on the GPU (launched on "
-                           "another stream, or never ending?); the checks that ran count.",
-    grading.RAN_WHILE_STOPPED: "Your code ran while the grader had stopped it between calls (a SIGCONT it "
-                               "arranged?); its process was ended. The checks that ran before count.",
-    grading.MEMORY_ERROR: "compute-sanitizer found memory errors; the submission was not graded further.",
-    grading.NO_GPU: "Compiled, but not run: the grading machine has no GPU.",
-    grading.GRADER_ERROR: "The grader could not run your build; tell your instructor.",
-}
 
 
 def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], lab_report: str,
                   compile_log: str) -> str:
     out = io.StringIO()
     out.write(f"{lab}: feedback for {row.student}\n")
-    out.write(f"Status: {row.status}. {HEADLINES.get(row.status, '')}\n")
+    out.write(f"Status: {row.status}. {Status.headline_of(row.status)}\n")
     out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
     width = max([len(check) for check in table] + [5])
     out.write(f"{'Check':<{width}}  {'Points':>13}  How\n")
@@ -106,7 +85,7 @@ def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], l
         out.write(f"  ({title})\n" if title else "\n")
     if row.outcome.get("detail"):
         out.write(f"\nWhat happened:\n{row.outcome['detail']}\n")
-    if row.status == grading.COMPILE_ERROR and compile_log:
+    if row.status == Status.COMPILE_ERROR and compile_log:
         out.write(f"\nThe compiler's output:\n{compile_log.strip()}\n")
     if lab_report.strip():
         out.write(f"\nThe lab's own report, as `make {lab}` prints it:\n{lab_report.rstrip()}\n")
@@ -126,7 +105,7 @@ def gradescope_results(row: Scored, table: Table, titles: Dict[str, str]) -> dic
         tests.append(dict(name=f"{check}: {title}", score=row.points[check], max_score=rule.points,
                           status="passed" if row.points[check] >= rule.points else "failed",
                           output="\n".join(lines)))
-    output = f"{row.status}. {HEADLINES.get(row.status, '')}"
+    output = f"{row.status}. {Status.headline_of(row.status)}"
     if row.outcome.get("detail"):
         output += "\n" + row.outcome["detail"]
     return dict(score=row.total, output=output, tests=tests)
@@ -176,7 +155,7 @@ def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dic
     gpu = record.get("gpu", {}).get("GPU", "no GPU")
     ran = [row for row in rows if row.outcome.get("checks")]
     totals = [row.total for row in rows]
-    facts = [f"{len(rows)} submissions, {sum(r.status == grading.GRADED for r in rows)} graded to the end",
+    facts = [f"{len(rows)} submissions, {sum(r.status == Status.GRADED for r in rows)} graded to the end",
              f"GPU: {gpu}", f"grader {record.get('version', '?')} ({record.get('git', '?')})"]
     sandbox = record.get("sandbox")
     if sandbox:
