@@ -13,6 +13,7 @@
 #include "memlab/random.hpp"
 #include "memlab/report.hpp"
 #include "memlab/resources.cuh"
+#include "memlab/by_gpu.hpp"
 #include "memlab/timing.cuh"
 #include "memlab/verify.hpp"
 
@@ -70,18 +71,10 @@ enum class SumAxis {
 template <typename T>
 using MatrixSumFunction = void (*)(const T*, T*, std::size_t, std::size_t, cudaStream_t);
 
-/// The square shape of the labs' timing checks: at least 8x L2 of float, so
-/// every run streams the matrix from DRAM, and at least 16384 x 16384 (1 GiB),
-/// so a warp-per-row kernel has enough rows for whole waves of blocks (on an
-/// H200 at 11264 x 11264, 1.33 waves, float row sums lose 10% in the last,
-/// partial wave; docs/measurements/lab2-3.md). At most 1/16 of the GPU's
-/// memory, so a double matrix of the same shape fits too. The side is a
-/// multiple of 256, so rows start on 128-byte lines.
+/// The square shape of the labs' timing checks on this GPU (memlab::by_gpu::sums_timing_side).
 inline MatrixShape timing_shape() {
   const DeviceFacts& gpu = device();
-  const double bytes = static_cast<double>(std::min(
-      std::max<std::size_t>(8 * gpu.l2_bytes, std::size_t{1} << 30), gpu.global_memory_bytes / 16));
-  const auto side = static_cast<std::size_t>(std::floor(std::sqrt(bytes / sizeof(float)) / 256) * 256);
+  const std::size_t side = by_gpu::sums_timing_side(gpu.l2_bytes, gpu.global_memory_bytes);
   return {side, side};
 }
 

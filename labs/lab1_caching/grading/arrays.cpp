@@ -5,6 +5,7 @@
 #include <memlab/device_random.cuh>
 #include <memlab/grading/phases.hpp>
 #include <memlab/report.hpp>
+#include <memlab/by_gpu.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,7 @@ using memlab::format_text;
 
 std::size_t large_footprint() {
   const memlab::DeviceFacts& gpu = grading::device();
-  return std::min(std::max<std::size_t>(8 * gpu.l2_bytes, std::size_t{1} << 30), gpu.global_memory_bytes / 8);
+  return memlab::by_gpu::vector_add_timing_bytes(gpu.l2_bytes, gpu.global_memory_bytes);
 }
 
 // The arrays every check shares, reallocated when a check needs more elements.

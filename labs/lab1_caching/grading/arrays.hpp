@@ -35,11 +35,7 @@ inline const lab1::Api& reference() { return grading::reference<lab1::Api>(); }
 
 inline std::size_t elements_for(std::size_t footprint_bytes) { return footprint_bytes / kBytesPerElement; }
 
-// The footprint of the speed check: at least 8x L2, so every launch streams
-// from DRAM whatever the previous one left, and at least 1 GiB, so a launch
-// takes long enough (0.35 ms on an H100) that the grader's clock, which times
-// the call from another process, is steady to a few percent; at most an
-// eighth of the GPU's memory.
+// The footprint of the speed check on this GPU (memlab::by_gpu::vector_add_timing_bytes).
 std::size_t large_footprint();
 
 // a, b and c on the GPU for up to `capacity` elements, with a guard zone after

@@ -1,6 +1,7 @@
 // Lab 3's expectations for this GPU (expectations.hpp).
 #include "expectations.hpp"
 
+#include <memlab/by_gpu.hpp>
 #include <memlab/grading/grader.hpp>
 #include <memlab/report.hpp>
 
@@ -9,19 +10,9 @@ namespace lab3::checks {
 namespace grading = memlab::grading;
 using memlab::format_text;
 
-std::optional<int> fp32_per_fp64(int major, int minor) {
-  const int cc = 10 * major + minor;
-  switch (cc) {
-    case 60: case 70: case 80: case 90: case 100: return 2;
-    case 61: case 62: case 72: case 75: return 32;
-    case 86: case 87: case 89: case 120: case 121: return 64;
-    default: return std::nullopt;
-  }
-}
-
 std::string expected_compute_ratio_text() {
   const memlab::DeviceFacts& gpu = grading::device();
-  const auto ratio = fp32_per_fp64(gpu.major, gpu.minor);
+  const auto ratio = memlab::by_gpu::fp32_per_fp64(gpu.major, gpu.minor);
   if (!ratio) {
     return format_text("this lab has no FP64 figure for compute capability %s: the measurement tells you",
                        gpu.compute_capability().c_str());

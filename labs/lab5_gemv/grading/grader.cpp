@@ -16,6 +16,7 @@
 #include <memlab/grading/grader.hpp>
 #include <memlab/grading/speed.hpp>
 #include <memlab/report.hpp>
+#include <memlab/by_gpu.hpp>
 #include <memlab/stats.hpp>
 
 #include <cmath>
@@ -40,11 +41,9 @@ const std::vector<MatrixShape> kShapes = {{1, 1},     {1, 1000},    {1000, 1},  
 const lab5::Api& student() { return grading::student<lab5::Api>(); }
 const lab5::Api& reference() { return grading::reference<lab5::Api>(); }
 
-// The Numba CUDA notebook's size, N = 20000 (3.2 GB per copy of A), where it fits twice in a
-// quarter of the GPU's memory; smaller on smaller GPUs.
+// The timing shape on this GPU (memlab::by_gpu::gemv_timing_side).
 MatrixShape timing_shape() {
-  const double fits = std::sqrt(static_cast<double>(grading::device().global_memory_bytes) / 4 / 2 / sizeof(double));
-  const auto side = static_cast<std::size_t>(std::min(20000.0, std::floor(fits / 256) * 256));
+  const std::size_t side = memlab::by_gpu::gemv_timing_side(grading::device().global_memory_bytes);
   return {side, side};
 }
 
