@@ -13,7 +13,7 @@ ifeq ($(shell command -v nvcc 2>/dev/null),)
 export PATH := $(CUDA_HOME)/bin:$(PATH)
 endif
 
-# Catch2 carried to an offline GPU server (scripts/carry-deps.sh) is found here.
+# Catch2 and nlohmann-json carried to an offline GPU server (scripts/carry-deps.sh) is found here.
 CMAKE_ARGS += $(if $(wildcard .deps/include),-DCMAKE_PREFIX_PATH=$(CURDIR)/.deps)
 CMAKE_ARGS += $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
 
@@ -41,7 +41,7 @@ help:
 	@echo "  make reliability     each lab's grader RUNS=50 times on the reference: timing failures, ratio spread"
 	@echo "  make docs            HTML documentation into $(BUILD)/docs/html"
 	@echo "  make bootstrap       install missing packages (Debian/Ubuntu)"
-	@echo "  make carry-deps      copy Catch2 and bwrap into .deps/ for a GPU server without network"
+	@echo "  make carry-deps      copy Catch2, nlohmann-json and bwrap into .deps/ for a GPU server without network"
 	@echo "  make clean           remove $(BUILD)/"
 	@echo "Labs here: $(LABS)"
 

@@ -3,13 +3,14 @@
 # checks the CUDA toolkit. Installs only what is missing, so it is safe (and
 # quick) to run again; the Makefile runs it before configuring.
 #
-#   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2
+#   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2, nlohmann-json
 #   scripts/bootstrap.sh --plots    ... and matplotlib, for the labs' plots
 #   scripts/bootstrap.sh --docs     ... and Doxygen and Graphviz, for `make docs`
 #   scripts/bootstrap.sh --grading  ... and bubblewrap, the sandbox of `make grade`
 #
 # Without apt-get (another distribution, an offline GPU server) it names what
-# is missing instead. Catch2 and bwrap carried in .deps/ (scripts/carry-deps.sh) count.
+# is missing instead. Catch2, nlohmann-json and bwrap carried in .deps/
+# (scripts/carry-deps.sh) count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +47,15 @@ have_catch2() {
   done
   return 1
 }
+have_nlohmann_json() {
+  [ -d .deps/share/cmake/nlohmann_json ] && return 0
+  local dir
+  for dir in /usr/share/cmake/nlohmann_json /usr/lib/cmake/nlohmann_json /usr/lib/*/cmake/nlohmann_json \
+             /usr/local/share/cmake/nlohmann_json /usr/local/lib/cmake/nlohmann_json; do
+    [ -f "$dir/nlohmann_jsonConfig.cmake" ] && return 0
+  done
+  return 1
+}
 have_python_module() {
   local python
   for python in python3 /usr/bin/python3; do
@@ -60,6 +70,7 @@ command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v ninja >/dev/null 2>&1 || missing+=(ninja-build)
 have_catch2 || missing+=(catch2)
+have_nlohmann_json || missing+=(nlohmann-json3-dev)
 if [ "$want_plots" = yes ]; then have_python_module matplotlib || missing+=(python3-matplotlib); fi
 if [ "$want_docs" = yes ]; then
   command -v doxygen >/dev/null 2>&1 || missing+=(doxygen)
@@ -75,7 +86,7 @@ fi
 if ! command -v apt-get >/dev/null 2>&1; then
   say "missing: ${missing[*]}"
   say "this system has no apt-get: install those with its package manager."
-  say "On an offline GPU server, run scripts/carry-deps.sh on a machine that has Catch2 and copy its .deps/ folder here."
+  say "On an offline GPU server, run scripts/carry-deps.sh on a machine that has Catch2 and nlohmann-json, and copy its .deps/ folder here."
   if [[ " ${missing[*]} " == *" bubblewrap "* ]]; then
     say "Without bubblewrap, \`make grade\` runs only with GRADE_ARGS=--no-sandbox."
   fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Copies Catch2 (installed here, e.g. by scripts/bootstrap.sh) and bubblewrap's
+# Copies Catch2 and nlohmann-json (installed here, e.g. by scripts/bootstrap.sh) and bubblewrap's
 # bwrap into .deps/, for building and grading on a GPU server with no package
 # manager and no network: copy the repository with its .deps/ folder there, and
-# the build finds Catch2 in it, and `make grade` finds .deps/bin/bwrap.
+# the build finds Catch2 and nlohmann-json in it, and `make grade` finds .deps/bin/bwrap.
 # Catch2's CMake files locate themselves relative to their own folder, so the
 # copy keeps the installed layout (include/, lib/.../cmake/Catch2, libraries).
 set -euo pipefail
@@ -26,6 +26,23 @@ cp -r "$prefix/include/catch2" .deps/include/
 cp -r "$config" ".deps/${libdir#"$prefix"/}/cmake/"
 cp "$libdir"/libCatch2*.a ".deps/${libdir#"$prefix"/}/" 2>/dev/null || true
 echo "carry-deps: copied Catch2 from $prefix into .deps/ ($(du -sh .deps | cut -f1))"
+
+# nlohmann-json: header-only, its headers and its CMake package (whose paths are
+# relative to where it lies, so it works from .deps/share/cmake).
+json_config=""
+for dir in /usr/share/cmake/nlohmann_json /usr/lib/cmake/nlohmann_json /usr/local/share/cmake/nlohmann_json; do
+  [ -f "$dir/nlohmann_jsonConfig.cmake" ] && json_config=$dir && break
+done
+if [ -z "$json_config" ]; then
+  echo "carry-deps: nlohmann-json is not installed here (scripts/bootstrap.sh installs it)" >&2
+  exit 1
+fi
+json_prefix=${json_config%/share/cmake/nlohmann_json}
+json_prefix=${json_prefix%/lib/cmake/nlohmann_json}
+mkdir -p .deps/share/cmake
+cp -r "$json_prefix/include/nlohmann" .deps/include/
+cp -r "$json_config" .deps/share/cmake/
+echo "carry-deps: copied nlohmann-json from $json_prefix into .deps/"
 
 # bwrap, the sandbox of `make grade`: the Debian/Ubuntu package's binary alone.
 # It needs only libselinux, libcap and libpcre2 at run time, which every

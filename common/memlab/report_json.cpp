@@ -1,73 +1,54 @@
 #include "memlab/report_json.hpp"
 
 #include "memlab/files.hpp"
-#include "memlab/json.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace memlab {
 
+namespace {
+// Keys in the order written, so the file reads as the report does.
+using Json = nlohmann::ordered_json;
+
+// null where there is nothing (a check not timed, no check running).
+Json optional_value(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
+Json optional_text(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+Json check_json(const CheckResult& check) {
+  Json values = Json::object();
+  for (const auto& [name, value] : check.values) values[name] = value;
+  return Json{{"step", check.step},       {"id", check.id},
+              {"title", check.title},     {"verdict", to_string(check.verdict)},
+              {"timed", check.timed},     {"measured", check.measured},
+              {"reference", check.reference}, {"ratio", optional_value(check.ratio)},
+              {"values", values},         {"detail", check.detail},
+              {"hint", check.hint},       {"note", check.note},
+              {"seconds", check.seconds}};
+}
+}  // namespace
+
 void write_json(std::ostream& out, const LabReport& report) {
-  JsonWriter json(out);
-  json.begin_object();
-  json.field("lab", report.lab);
-  json.field("title", report.title);
-  json.field("steps", report.steps);
-  json.field("steps_requested", report.steps_requested);
-  json.field("steps_done", report.steps_done());
-  json.key("step_verdicts");
-  json.begin_array();
-  for (int step = 1; step <= report.steps; ++step) json.value(to_string(report.step_verdict(step)));
-  json.end_array();
-  json.key("facts");
-  json.begin_object();
-  for (const auto& [name, value] : report.facts) json.field(name, value);
-  json.end_object();
-  json.key("checks");
-  json.begin_array();
-  for (const CheckResult& check : report.checks) {
-    json.begin_object();
-    json.field("step", check.step);
-    json.field("id", check.id);
-    json.field("title", check.title);
-    json.field("verdict", to_string(check.verdict));
-    json.field("timed", check.timed);
-    json.field("measured", check.measured);
-    json.field("reference", check.reference);
-    json.key("ratio");
-    if (check.ratio) {
-      json.value(*check.ratio);
-    } else {
-      json.null();
-    }
-    json.key("values");
-    json.begin_object();
-    for (const auto& [name, value] : check.values) json.field(name, value);
-    json.end_object();
-    json.field("detail", check.detail);
-    json.field("hint", check.hint);
-    json.field("note", check.note);
-    json.field("seconds", check.seconds);
-    json.end_object();
-  }
-  json.end_array();
-  json.key("running");
-  if (report.running.empty()) {
-    json.null();
-  } else {
-    json.value(report.running);
-  }
-  json.field("complete", report.complete);
-  json.key("gpu_trouble");
-  if (report.gpu_trouble) {
-    json.begin_object();
-    json.field("kind", report.gpu_trouble->kind);
-    json.field("check", report.gpu_trouble->check);
-    json.field("message", report.gpu_trouble->message);
-    json.end_object();
-  } else {
-    json.null();
-  }
-  json.end_object();
-  out << '\n';
+  Json json;
+  json["lab"] = report.lab;
+  json["title"] = report.title;
+  json["steps"] = report.steps;
+  json["steps_requested"] = report.steps_requested;
+  json["steps_done"] = report.steps_done();
+  json["step_verdicts"] = Json::array();
+  for (int step = 1; step <= report.steps; ++step) json["step_verdicts"].push_back(to_string(report.step_verdict(step)));
+  json["facts"] = Json::object();
+  for (const auto& [name, value] : report.facts) json["facts"][name] = value;
+  json["checks"] = Json::array();
+  for (const CheckResult& check : report.checks) json["checks"].push_back(check_json(check));
+  json["running"] = optional_text(report.running);
+  json["complete"] = report.complete;
+  json["gpu_trouble"] = report.gpu_trouble ? Json{{"kind", report.gpu_trouble->kind},
+                                                  {"check", report.gpu_trouble->check},
+                                                  {"message", report.gpu_trouble->message}}
+                                           : Json(nullptr);
+  // Text from a student's program or a compiler may hold invalid UTF-8: each bad
+  // byte becomes U+FFFD rather than breaking the document. Non-finite numbers are null.
+  out << json.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 
 void write_json_file(const std::string& path, const LabReport& report) {

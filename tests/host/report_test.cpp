@@ -1,8 +1,11 @@
 #include "memlab/grading/catch2.hpp"
 #include "memlab/report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace {
@@ -109,16 +112,42 @@ TEST_CASE("long hints wrap at the requested width", "[report]") {
 TEST_CASE("the JSON report carries verdicts, ratios and values", "[report]") {
   std::ostringstream out;
   memlab::write_json(out, sample_report());
-  const std::string json = out.str();
-  CHECK(json.find(R"("lab":"lab1")") != std::string::npos);
-  CHECK(json.find(R"("steps":4,"steps_requested":3,"steps_done":1)") != std::string::npos);
-  CHECK(json.find(R"("step_verdicts":["pass","fail","blocked","not checked"])") != std::string::npos);
-  CHECK(json.find(R"("id":"step1.speed","title":"check step1.speed","verdict":"pass","timed":true)") != std::string::npos);
-  CHECK(json.find(R"("timed":false)") != std::string::npos);
-  CHECK(json.find(R"("ratio":1.006)") != std::string::npos);
-  CHECK(json.find(R"("ratio":null)") != std::string::npos);
-  CHECK(json.find(R"("values":{"student_gbps":3480})") != std::string::npos);
-  CHECK(json.find(R"("verdict":"blocked")") != std::string::npos);
+  const auto json = nlohmann::json::parse(out.str());
+  CHECK(json["lab"] == "lab1");
+  CHECK(json["steps"] == 4);
+  CHECK(json["steps_requested"] == 3);
+  CHECK(json["steps_done"] == 1);
+  CHECK(json["step_verdicts"] == nlohmann::json({"pass", "fail", "blocked", "not checked"}));
+  CHECK(json["facts"]["GPU"] == "Test GPU");
+  const auto& checks = json["checks"];
+  REQUIRE(checks.size() == 4);
+  CHECK(checks[1]["id"] == "step1.speed");
+  CHECK(checks[1]["verdict"] == "pass");
+  CHECK(checks[1]["timed"] == true);
+  CHECK(checks[1]["ratio"] == 1.006);
+  CHECK(checks[1]["values"]["student_gbps"] == 3480.0);
+  CHECK(checks[0]["timed"] == false);
+  CHECK(checks[0]["ratio"].is_null());
+  CHECK(checks[3]["verdict"] == "blocked");
+  CHECK(json["running"].is_null());
+  CHECK(json["gpu_trouble"].is_null());
+  // The keys in the order of the report, for people who read the file.
+  CHECK(out.str().rfind(R"({"lab":"lab1","title":)", 0) == 0);
+}
+
+TEST_CASE("the JSON report stays valid whatever the student's program printed", "[report]") {
+  memlab::LabReport report = sample_report();
+  report.checks[2].detail = "quote \" backslash \\ newline \n tab \t bell \a";
+  report.checks[2].hint = "caf\xc3\xa9, then a stray byte \xff and a cut one \xc3";
+  report.checks[1].ratio = std::numeric_limits<double>::infinity();
+  report.checks[1].values = {{"nan", std::numeric_limits<double>::quiet_NaN()}};
+  std::ostringstream out;
+  memlab::write_json(out, report);
+  const auto json = nlohmann::json::parse(out.str());  // throws if the document is broken
+  CHECK(json["checks"][2]["detail"] == "quote \" backslash \\ newline \n tab \t bell \a");
+  CHECK(json["checks"][2]["hint"] == "caf\xc3\xa9, then a stray byte \xef\xbf\xbd and a cut one \xef\xbf\xbd");
+  CHECK(json["checks"][1]["ratio"].is_null());
+  CHECK(json["checks"][1]["values"]["nan"].is_null());
 }
 
 TEST_CASE("the JSON file is written whole and no temporary is left behind", "[report]") {
