@@ -1,6 +1,7 @@
 #include "memlab/device_facts.cuh"
 
 #include "memlab/cuda_check.cuh"
+#include "memlab/text.hpp"
 #include "memlab/timing.cuh"
 
 #include <algorithm>
@@ -25,10 +26,8 @@ std::string format_bytes(double bytes) {
     bytes /= 1000.0;
     ++unit;
   }
-  char text[32];
-  std::snprintf(text, sizeof text, bytes >= 100.0 || unit == 0 ? "%.0f %s" : "%.3g %s", bytes,
-                units[unit]);
-  return text;
+  return bytes >= 100.0 || unit == 0 ? format_text("%.0f %s", bytes, units[unit])
+                                     : format_text("%.3g %s", bytes, units[unit]);
 }
 
 std::optional<std::string> why_no_gpu() {

@@ -123,9 +123,7 @@ class ProgressListener : public catch2::ListenerBase {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     recorder().end(stats.totals.assertions.failed == 0, seconds);
     const Verdict verdict = recorder().results().back().verdict;
-    char time[32];
-    std::snprintf(time, sizeof time, "%.1f s", seconds);
-    std::cout << (verdict == Verdict::pass ? "pass" : to_string(verdict)) << " (" << time << ")\n";
+    std::cout << (verdict == Verdict::pass ? "pass" : to_string(verdict)) << format_text(" (%.1f s)\n", seconds);
     report.running.clear();
     look_at_gpu_after(recorder().results().back().id);
     save_results();
@@ -157,31 +155,24 @@ std::vector<std::string> read_words(const std::string& path) {
   return words;
 }
 
-std::string format_gbps(double gbps) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.0f GB/s", gbps);
-  return text;
-}
+std::string format_gbps(double gbps) { return format_text("%.0f GB/s", gbps); }
 
 std::vector<std::pair<std::string, std::string>> describe_machine(const Context& context,
                                                                   const std::string& student) {
   const DeviceFacts& f = context.facts;
   const MeasuredCeilings& c = context.ceilings;
-  char memory[256];
-  std::snprintf(memory, sizeof memory,
+  const std::string memory = format_text(
                 "peak %s measured, by %s (%.0f%% of the %s the memory clock and bus width allow; "
                 "a copy kernel %s, cudaMemcpy %s, a read-only kernel %s)",
                 format_gbps(c.peak_gbps()).c_str(), c.peak_source(),
                 f.theoretical_gbps > 0 ? 100.0 * c.peak_gbps() / f.theoretical_gbps : 0.0,
                 format_gbps(f.theoretical_gbps).c_str(), format_gbps(c.copy_gbps).c_str(),
                 format_gbps(c.memcpy_gbps).c_str(), format_gbps(c.read_gbps).c_str());
-  char launch[96];
-  std::snprintf(launch, sizeof launch, "%.1f us for an empty kernel between two events",
-                context.ceilings.launch_overhead_us);
-  char versions[96];
-  std::snprintf(versions, sizeof versions, "driver %d.%d, runtime %d.%d", f.driver_version / 1000,
-                f.driver_version % 1000 / 10, f.runtime_version / 1000,
-                f.runtime_version % 1000 / 10);
+  const std::string launch =
+      format_text("%.1f us for an empty kernel between two events", context.ceilings.launch_overhead_us);
+  const std::string versions = format_text("driver %d.%d, runtime %d.%d", f.driver_version / 1000,
+                                           f.driver_version % 1000 / 10, f.runtime_version / 1000,
+                                           f.runtime_version % 1000 / 10);
   return {{"GPU", f.summary()},
           {"Bandwidth", memory},
           {"Launch overhead", launch},

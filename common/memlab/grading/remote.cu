@@ -16,6 +16,7 @@
 #include "memlab/cuda_check.cuh"
 #include "memlab/resources.cuh"
 #include "memlab/stats.hpp"
+#include "memlab/text.hpp"
 #include "memlab/timing.cuh"
 
 #include <fcntl.h>
@@ -47,11 +48,7 @@ constexpr std::uint32_t kLongestMessage = 64u << 20;
 
 using Clock = std::chrono::steady_clock;
 
-std::string whole_seconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f s", seconds);
-  return text;
-}
+std::string whole_seconds(double seconds) { return format_text("%.0f s", seconds); }
 
 // ---- sockets -------------------------------------------------------------
 
