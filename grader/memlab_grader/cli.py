@@ -83,6 +83,11 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
                              "read the course, OUT, the submissions and your files, and use the network); "
                              "recorded in run.json and the summary")
     args = parser.parse_args(argv)
+    # Folders relative to where grade.py was started: every later use runs in other
+    # folders (the lab grader in its stage), so each is made absolute once, here.
+    for name in ("out", "submissions", "build", "kit", "points"):
+        if getattr(args, name, None):
+            setattr(args, name, os.path.abspath(getattr(args, name)))
     for name in ("jobs", "compile_timeout", "output_limit"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")

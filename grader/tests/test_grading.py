@@ -80,6 +80,17 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(self.gradebook()["slow"]["step1.speed"], "20")
         self.assertEqual(self.gradebook()["slow"]["max"], "100")
 
+    def test_folders_given_relative_to_the_working_folder(self):
+        # make grade OUT=grades: every folder relative to where grade.py starts.
+        self.submit("good", "all fine")
+        command = self.grade_command()
+        for flag in ("--out", "--submissions", "--kit"):
+            where = command.index(flag) + 1
+            command[where] = os.path.relpath(command[where], self.root)
+        finished = subprocess.run(command, capture_output=True, text=True, cwd=self.root, timeout=300)
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        self.assertEqual(self.gradebook()["good"]["status"], "graded")
+
     def test_without_a_gpu_compiles_and_marks_the_rest_not_run(self):
         self.submit("good", "all fine")
         self.submit("broken", "FAKE_COMPILE_ERROR")
