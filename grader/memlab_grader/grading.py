@@ -158,9 +158,15 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
     try:
         with open(submission.source, "rb") as handle:
             raw = handle.read()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         return _outcome(student, Status.UNREADABLE, f"cannot read {kit.skeleton}: {error}")
+    # nvcc takes any bytes in comments and strings (a Latin-1 comment compiles), so
+    # the file is compiled as it is; the scan reads it as UTF-8, or byte for byte
+    # as Latin-1 where it is not, which leaves every ASCII name where nvcc sees it.
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
     # Only the one file is taken, under the lab's own file name.
     source = os.path.join(stage, kit.skeleton)
     with open(source, "wb") as handle:

@@ -80,6 +80,18 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(self.gradebook()["slow"]["step1.speed"], "20")
         self.assertEqual(self.gradebook()["slow"]["max"], "100")
 
+    def test_a_latin_1_comment_is_graded_and_the_scan_still_reads_the_file(self):
+        # nvcc compiles a comment in Latin-1; it used to be "unreadable file", 0 points.
+        for student, text in (("latin", "// r\u00e9sum\u00e9 in Latin-1\nall fine\n"),
+                              ("hidden", "// caf\u00e9\n#include <thrust/sort.h>\n")):
+            path = self.write(os.path.join(self.submissions, student, "vector_add.cu"), "")
+            with open(path, "wb") as handle:
+                handle.write(text.encode("latin-1"))
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        statuses = {s: r["status"] for s, r in self.gradebook().items()}
+        self.assertEqual(statuses, {"latin": "graded", "hidden": "forbidden API"})
+
     def test_folders_given_relative_to_the_working_folder(self):
         # make grade OUT=grades: every folder relative to where grade.py starts.
         self.submit("good", "all fine")

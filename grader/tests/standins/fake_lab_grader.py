@@ -37,7 +37,7 @@ if os.environ.get("FAKE_NO_GPU"):
     print("no GPU here")
     sys.exit(77)
 student, results, report = option("--student"), option("--results"), option("--report")
-text = open(student, encoding="utf-8").read()
+text = open(student, encoding="latin-1").read()
 if os.environ.get("FAKE_RUN_LOG"):
     with open(os.environ["FAKE_RUN_LOG"], "a") as log:
         log.write(os.path.basename(os.path.dirname(student)) + "\n")

@@ -10,7 +10,7 @@ args = sys.argv[1:]
 output = args[args.index("-o") + 1]
 deps = args[args.index("-MF") + 1]
 source = next(a for a in args if a.endswith(".cu"))
-text = open(source, encoding="utf-8").read()
+text = open(source, encoding="latin-1").read()  # bytes as nvcc takes them: any in comments
 if "FAKE_COMPILE_ERROR" in text:
     print(f"{source}(3): error: identifier \"FAKE_COMPILE_ERROR\" is undefined")
     sys.exit(1)
@@ -22,5 +22,5 @@ if "FAKE_INCLUDES_REFERENCE" in text:
     read.append(os.path.join(here, "..", "..", "..", "solutions", "lab1_caching", "vector_add.cu"))
 with open(deps, "w") as handle:
     handle.write(f"{output} : " + " \\\n    ".join(read) + "\n")
-with open(output, "w") as handle:
+with open(output, "w", encoding="latin-1") as handle:
     handle.write(text)
