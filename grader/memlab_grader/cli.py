@@ -300,6 +300,15 @@ def stop_like_ctrl_c(*_) -> None:
     raise KeyboardInterrupt
 
 
+def no_submissions_message(folder: str, file_name: str) -> str:
+    """Why --submissions @p folder gave no row: one student's folder given for the class's, or
+    no folders at all (an empty gradebook and exit 0 would read as a class graded)."""
+    if os.path.isfile(os.path.join(folder, file_name)):
+        return (f"--submissions {folder} holds {file_name} itself: that is one student's folder. Give the "
+                f"folder that holds one folder per student, each with its {file_name}.")
+    return f"--submissions {folder} has no student folders: give one folder per student, each with its {file_name}."
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     try:
@@ -314,6 +323,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.points:
             table = points.with_overrides(table, points.read_table(args.points), args.points)
         sanitizer = find_sanitizer(kit) if args.sanitize else ""
+        submissions = grading.discover(args.submissions, kit.skeleton)
+        if not submissions:
+            raise BadInput(no_submissions_message(args.submissions, kit.skeleton))
     except (BadInput, KitError, points.PointsError) as error:
         print(f"grade.py: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -329,7 +341,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     record_path = os.path.join(args.out, "run.json")
     earlier = json.loads(reports.read_text(record_path)) if args.resume else {}
     progress = Progress()
-    submissions = grading.discover(args.submissions, kit.skeleton)
     outcomes: Dict[str, dict] = {}
     record: dict = {}
     try:

@@ -92,6 +92,17 @@ class GradesAClass(GraderTestCase):
         statuses = {s: r["status"] for s, r in self.gradebook().items()}
         self.assertEqual(statuses, {"latin": "graded", "hidden": "forbidden API"})
 
+    def test_no_student_folders_is_bad_input_that_says_why(self):
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)
+        self.assertIn("has no student folders", finished.stderr)
+        self.assertFalse(os.path.exists(self.out))
+        # One student's folder given for the class's.
+        self.write(os.path.join(self.submissions, "vector_add.cu"), "all fine\n")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)
+        self.assertIn("that is one student's folder", finished.stderr)
+
     def test_folders_given_relative_to_the_working_folder(self):
         # make grade OUT=grades: every folder relative to where grade.py starts.
         self.submit("good", "all fine")
