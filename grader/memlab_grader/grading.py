@@ -69,14 +69,28 @@ class Submission:
     source: Optional[str]  # the lab's file in the student's folder, None if missing
 
 
+def student_name(folder_name: str, taken: set) -> str:
+    """The name a student's folder is graded under: the folder's own, or, where it is not
+    UTF-8 (a zip made on another system, say), its bytes read as Latin-1 ("caf\\xe9" is
+    "café"), so the gradebook, the feedback and OUT's folders can hold it; marked if
+    that name is a UTF-8 folder's too."""
+    try:
+        folder_name.encode("utf-8")
+        return folder_name
+    except UnicodeEncodeError:
+        name = os.fsencode(folder_name).decode("latin-1")
+        return name if name not in taken else f"{name} (folder name not UTF-8)"
+
+
 def discover(submissions: str, file_name: str) -> List[Submission]:
     """One submission per folder of @p submissions (hidden ones skipped), in name order."""
-    found = []
-    for entry in sorted(os.scandir(submissions), key=lambda e: e.name):
+    found: List[Submission] = []
+    for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name)):
         if entry.name.startswith(".") or not entry.is_dir():
             continue
         path = os.path.join(entry.path, file_name)
-        found.append(Submission(entry.name, path if os.path.isfile(path) else None))
+        name = student_name(entry.name, {s.student for s in found})
+        found.append(Submission(name, path if os.path.isfile(path) else None))
     return found
 
 

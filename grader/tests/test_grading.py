@@ -103,6 +103,18 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)
         self.assertIn("that is one student's folder", finished.stderr)
 
+    def test_a_folder_name_that_is_not_utf_8_is_graded_under_its_latin_1_reading(self):
+        # A zip made on another system: the folder's name in Latin-1. It used to fail the
+        # skeleton as "forbidden API" and then crash writing the feedback.
+        folder = os.path.join(os.fsencode(self.submissions), b"caf\xe9")
+        os.makedirs(folder)
+        with open(os.path.join(folder, b"vector_add.cu"), "w", encoding="utf-8") as handle:
+            handle.write("all fine\n")
+        finished = subprocess.run(self.grade_command(), capture_output=True, text=True, errors="replace", timeout=300)
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        self.assertEqual(self.gradebook()["caf\u00e9"]["status"], "graded")
+        self.assertTrue(os.path.exists(os.path.join(self.out, "students", "caf\u00e9", "feedback.txt")))
+
     def test_folders_given_relative_to_the_working_folder(self):
         # make grade OUT=grades: every folder relative to where grade.py starts.
         self.submit("good", "all fine")
