@@ -36,6 +36,12 @@ class Scored:
     def status(self) -> str:
         return self.outcome["status"]
 
+    @property
+    def final(self) -> bool:
+        """Whether the row is a grade: a row that never ran (no GPU, interrupted) is not,
+        and must not read as zero points anywhere a grade could be copied from."""
+        return self.status not in grading.NOT_FINAL
+
     def check(self, check_id: str) -> Optional[dict]:
         return next((c for c in self.outcome.get("checks", []) if c.get("id") == check_id), None)
 
@@ -74,7 +80,11 @@ def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], l
     out = io.StringIO()
     out.write(f"{lab}: feedback for {row.student}\n")
     out.write(f"Status: {row.status}. {Status.headline_of(row.status)}\n")
-    out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
+    if row.final:
+        out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
+    else:
+        out.write(f"Score: none yet, out of {format_points(total(table))}: the code has not run (the grade comes "
+                  f"when it is graded on a GPU)\n\n")
     width = max([len(check) for check in table] + [5])
     out.write(f"{'Check':<{width}}  {'Points':>13}  How\n")
     for check, rule in table.items():
@@ -102,7 +112,8 @@ def gradescope_results(row: Scored, table: Table, titles: Dict[str, str]) -> dic
         for key in ("measured", "reference", "detail", "hint"):
             if ran and ran.get(key) and (key != "hint" or ran.get("verdict") != "pass"):
                 lines.append(f"{key}: {ran[key]}")
-        tests.append(dict(name=f"{check}: {title}", score=row.points[check], max_score=rule.points,
+        tests.append(dict(name=check if title == check else f"{check}: {title}", score=row.points[check],
+                          max_score=rule.points,
                           status="passed" if row.points[check] >= rule.points else "failed",
                           output="\n".join(lines)))
     output = f"{row.status}. {Status.headline_of(row.status)}"
@@ -125,8 +136,11 @@ def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Ta
     text = feedback_text(lab, row, table, titles, read_text(os.path.join(folder, "lab-report.txt")),
                          read_text(os.path.join(folder, "compile.log")))
     write_text_atomically(os.path.join(folder, "feedback.txt"), text)
-    write_text_atomically(os.path.join(folder, "results.json"),
-                          json.dumps(gradescope_results(row, table, titles), indent=1) + "\n")
+    results = os.path.join(folder, "results.json")
+    if row.final:
+        write_text_atomically(results, json.dumps(gradescope_results(row, table, titles), indent=1) + "\n")
+    elif os.path.exists(results):
+        os.remove(results)  # a row that has not run has no results to upload: zeros would be recorded
 
 
 def gradebook_csv(rows: Sequence[Scored], table: Table) -> str:
@@ -134,8 +148,10 @@ def gradebook_csv(rows: Sequence[Scored], table: Table) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", "status", "total", "max"] + list(table) + ["detail"])
     for row in rows:
-        writer.writerow([row.student, row.status, format_points(row.total), format_points(total(table))] +
-                        [format_points(row.points[check]) for check in table] + [_one_line(row.outcome.get("detail", ""))])
+        # A row that has not run leaves its points empty: a spreadsheet must not take it for zeros.
+        shown = format_points if row.final else (lambda _: "")
+        writer.writerow([row.student, row.status, shown(row.total), format_points(total(table))] +
+                        [shown(row.points[check]) for check in table] + [_one_line(row.outcome.get("detail", ""))])
     return out.getvalue()
 
 
@@ -154,7 +170,7 @@ def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dic
     sections = []
     gpu = record.get("gpu", {}).get("GPU", "no GPU")
     ran = [row for row in rows if row.outcome.get("checks")]
-    totals = [row.total for row in rows]
+    totals = [row.total for row in rows if row.final]  # rows that have not run have no score
     facts = [f"{len(rows)} submissions, {sum(r.status == Status.GRADED for r in rows)} graded to the end",
              f"GPU: {gpu}", f"grader {record.get('version', '?')} ({record.get('git', '?')})"]
     sandbox = record.get("sandbox")
@@ -209,8 +225,8 @@ def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dic
                             ["check", "timed", "fastest", "median", "slowest", "full points"], timing_rows))
 
     sections.append(Section("Students", ["student", "status", "total", "detail"],
-                            [[row.student, row.status, format_points(row.total), _one_line(row.outcome.get("detail", ""), 120)]
-                             for row in rows]))
+                            [[row.student, row.status, format_points(row.total) if row.final else "-",
+                              _one_line(row.outcome.get("detail", ""), 120)] for row in rows]))
     return sections
 
 

@@ -134,6 +134,20 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(finished.returncode, 1, finished.stderr)
         self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
                          {"good": "not run: no GPU", "broken": "compile error", "forbidden": "forbidden API"})
+        # The row that has not run is not a zero anywhere a grade could be copied from.
+        good = self.gradebook()["good"]
+        self.assertEqual((good["total"], good["step1.correct"]), ("", ""))
+        self.assertEqual(self.gradebook()["broken"]["total"], "0")
+        student = os.path.join(self.out, "students", "good")
+        with open(os.path.join(student, "feedback.txt"), encoding="utf-8") as handle:
+            self.assertIn("Score: none yet", handle.read())
+        self.assertFalse(os.path.exists(os.path.join(student, "results.json")))
+        self.assertTrue(os.path.exists(os.path.join(self.out, "students", "broken", "results.json")))
+        with open(os.path.join(self.out, "summary.md"), encoding="utf-8") as handle:
+            summary = handle.read()
+        # The two final rows, not the one that has not run.
+        self.assertRegex(summary, r"\n +0-9% #+ 2\n")
+        self.assertIn("| good | not run: no GPU | - |", summary)
 
     def test_trouble_in_the_students_runner_is_named_and_later_checks_count(self):
         self.submit("runner_crash", "FAKE_RUNNER=crashed@step2.correct")
