@@ -3,6 +3,7 @@
 #include "memlab/cuda_check.cuh"
 #include "memlab/grading/context.hpp"
 #include "memlab/grading/remote.hpp"
+#include "memlab/text.hpp"
 
 #include <chrono>
 #include <thread>
@@ -56,18 +57,23 @@ std::string output_path(const std::string& file_name) {
 }
 std::uint64_t seed() { return context().seed; }
 
-bool room_on_gpu(std::size_t bytes, std::size_t& free_bytes) {
+std::string no_room_for(const std::string& check, std::size_t bytes) {
   const std::size_t wanted = bytes + bytes / 8;
+  std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes >= wanted) return true;
-  // A killed process's GPU memory comes back a little after it is gone.
-  remote::kill_runner(remote::Side::student);
-  for (int wait = 0; wait < 60 && free_bytes < wanted; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < wanted) {
+    // A killed process's GPU memory comes back a little after it is gone.
+    remote::kill_runner(remote::Side::student);
+    for (int wait = 0; wait < 60 && free_bytes < wanted; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    }
   }
-  return free_bytes >= wanted;
+  if (free_bytes >= wanted) return "";
+  return format_text("%s not checked: it needs %s of GPU memory, %s is free", check.c_str(),
+                     format_bytes(static_cast<double>(bytes)).c_str(),
+                     format_bytes(static_cast<double>(free_bytes)).c_str());
 }
 
 }  // namespace memlab::grading

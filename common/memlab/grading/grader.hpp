@@ -17,6 +17,7 @@
 /// and writes the report. No code of the student's runs in the grader.
 #pragma once
 
+#include "memlab/by_gpu.hpp"
 #include "memlab/device_facts.cuh"
 #include "memlab/grading/remote.hpp"
 #include "memlab/timing.cuh"
@@ -90,13 +91,14 @@ std::uint64_t seed();
 /// elements, so an offset r * cols + c (or c * rows + r) held in an int wraps
 /// from row (column) 32768 on, and one held in an unsigned int in the last;
 /// a sum along the other axis crosses them all.
-inline constexpr MatrixShape kBeyond32Bits{65537, 65537};
-/// Whether @p bytes of GPU memory, and an eighth more, are free for a check of
-/// the headers' largest promises (sizes past 2^31 elements); @p free_bytes gets
-/// what is free. Memory the student's code holds must not decide it: when too
-/// little is free, the student's runner is ended (the next call starts a new
-/// one) and its memory awaited for up to 3 s.
-bool room_on_gpu(std::size_t bytes, std::size_t& free_bytes);
+inline constexpr MatrixShape kBeyond32Bits{by_gpu::kBeyond32BitsSide, by_gpu::kBeyond32BitsSide};
+/// "" if @p bytes of GPU memory, and an eighth more, are free for @p check, a
+/// check of the headers' largest promises (sizes past 2^31 elements); else what
+/// to say instead of its result: "<check> not checked: it needs 19.4 GB of GPU
+/// memory, 12.0 GB is free". Memory the student's code holds must not decide
+/// it: when too little is free, the student's runner is ended (the next call
+/// starts a new one) and its memory awaited for up to 3 s.
+std::string no_room_for(const std::string& check, std::size_t bytes);
 /// @}
 
 /// @name The two builds of the lab

@@ -5,6 +5,7 @@
 /// checked too (also the pieces lab 3's polynomial uses for its timed runs).
 #pragma once
 
+#include "memlab/by_gpu.hpp"
 #include "memlab/device_random.cuh"
 #include "memlab/grading/grader.hpp"
 #include "memlab/grading/phases.hpp"
@@ -13,7 +14,6 @@
 #include "memlab/random.hpp"
 #include "memlab/report.hpp"
 #include "memlab/resources.cuh"
-#include "memlab/by_gpu.hpp"
 #include "memlab/timing.cuh"
 #include "memlab/verify.hpp"
 
@@ -274,12 +274,8 @@ std::string check_sums_beyond_32_bits(MatrixSumFunction<T> function, SumAxis axi
   const Phase phase("sums_beyond_32_bits");
   const MatrixShape shape = kBeyond32Bits;  // 17.2 GB of float
   const std::size_t needed = (shape.rows * shape.cols + 2 * kGuardElements + shape.rows) * sizeof(T);
-  std::size_t free_bytes = 0;
-  if (!room_on_gpu(needed, free_bytes)) {
-    return format_text("%s (past 2^32 elements) not checked: it needs %s of GPU memory, %s is free",
-                       describe(shape).c_str(), format_bytes(static_cast<double>(needed)).c_str(),
-                       format_bytes(static_cast<double>(free_bytes)).c_str());
-  }
+  const std::string no_room = no_room_for(describe(shape) + " (past 2^32 elements)", needed);
+  if (!no_room.empty()) return no_room;
   SumsWorkspace<T> huge;  // freed on return: the timed checks need the memory back
   huge.prepare(shape);
   const CheckedWork run = huge.checked(function, axis);

@@ -112,14 +112,10 @@ grading::CheckedWork checked_vector_add(const lab1::Api& impl, Arrays& arr, std:
 // on one call, and lose the correctness it has.
 std::string beyond_int_range() {
   const grading::Phase phase("lab1_beyond_int_range");
-  const std::size_t n = (std::size_t{1} << 31) + 4099;
+  const std::size_t n = memlab::by_gpu::kVectorAddBeyond31Bits;
   const std::size_t needed = 3 * (n + memlab::kGuardElements) * sizeof(float);
-  std::size_t free_bytes = 0;
-  if (!grading::room_on_gpu(needed, free_bytes)) {
-    return format_text("n > 2^31 not checked: it needs %s of GPU memory, %s is free",
-                       memlab::format_bytes(static_cast<double>(needed)).c_str(),
-                       memlab::format_bytes(static_cast<double>(free_bytes)).c_str());
-  }
+  const std::string no_room = grading::no_room_for("n > 2^31", needed);
+  if (!no_room.empty()) return no_room;
   Arrays huge(n, grading::seed() + 77);
   const grading::CheckedWork run = checked_vector_add(student(), huge, n);
   run.prepare();

@@ -24,12 +24,8 @@ std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout) {
   const MatrixShape shape = grading::kBeyond32Bits;
   const std::size_t count = shape.rows * shape.cols;
   const std::size_t needed = (count + shape.rows + shape.cols + 3 * memlab::kGuardElements) * sizeof(double);
-  std::size_t free_bytes = 0;
-  if (!grading::room_on_gpu(needed, free_bytes)) {
-    return format_text("%s (past 2^32 elements) not checked: it needs %s of GPU memory, %s is free",
-                       describe(shape).c_str(), memlab::format_bytes(static_cast<double>(needed)).c_str(),
-                       memlab::format_bytes(static_cast<double>(free_bytes)).c_str());
-  }
+  const std::string no_room = grading::no_room_for(describe(shape) + " (past 2^32 elements)", needed);
+  if (!no_room.empty()) return no_room;
   const cudaStream_t s = grading::stream();
   const std::uint64_t seed = grading::unpredictable_seed();
   memlab::DeviceBuffer<double> a(count + memlab::kGuardElements), x(shape.cols + memlab::kGuardElements),
@@ -50,19 +46,14 @@ std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout) {
     std::mt19937_64 places(grading::unpredictable_seed());
     const std::vector<std::size_t> rows = grading::sample_starts(shape.rows, 1, 48, places);
     const std::vector<double> all = y.to_host(shape.rows, s);
+    const std::vector<double> x_values = memlab::random_values<double>(shape.cols, seed + 1);
     std::vector<double> got(rows.size()), expected(rows.size());
     const bool row_major = layout == lab5::Layout::row_major;
     memlab::parallel_for(rows.size(), [&](std::size_t i) {
       const std::size_t r = rows[i];
-      long double sum = 0.0L;
-      for (std::size_t c = 0; c < shape.cols; ++c) {
-        const std::size_t place = row_major ? r * shape.cols + c : c * shape.rows + r;
-        sum += static_cast<long double>(memlab::random_value<double>(seed, place, -1.0, 1.0)) *
-               memlab::random_value<double>(seed + 1, c, -1.0, 1.0);
-      }
-      const double y0 = memlab::random_value<double>(seed + 2, r, -1.0, 1.0);
+      const auto place = [&](std::size_t c) { return row_major ? r * shape.cols + c : c * shape.rows + r; };
       got[i] = all[r];
-      expected[i] = static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y0));
+      expected[i] = exact_y(shape.cols, seed, place, x_values, memlab::random_value<double>(seed + 2, r, -1.0, 1.0));
     });
     const memlab::Comparison result = memlab::compare(got, expected, gemv_tolerance(shape.cols));
     if (!result.ok()) {

@@ -43,6 +43,18 @@ inline memlab::Tolerance gemv_tolerance(std::size_t cols) {
   return bound;
 }
 
+// The exact y[r] = kAlpha * sum over c of A(r, c) x[c] + kBeta * @p y0, in long
+// double, for A of @p cols columns whose element (r, c) is the random value of
+// @p a_seed at index @p place(c) (where it lies in A's storage).
+template <typename Place>
+double exact_y(std::size_t cols, std::uint64_t a_seed, Place place, const std::vector<double>& x, double y0) {
+  long double sum = 0.0L;
+  for (std::size_t c = 0; c < cols; ++c) {
+    sum += static_cast<long double>(memlab::random_value<double>(a_seed, place(c), -1.0, 1.0)) * x[c];
+  }
+  return static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y0));
+}
+
 // A in both layouts, x and y, on the GPU, each followed by a guard zone. After
 // A and x it holds NaNs (poison), so reading past an end spoils the result.
 // After y it holds a finite sentinel instead: y is read before it is written,
@@ -132,8 +144,7 @@ class GemvProblem {
       if (!grading::still_poisoned(y_.data() + shape_.rows, memlab::kGuardElements * sizeof(double), run->pattern)) {
         return format_text("%s: wrote y past its end", describe(shape_).c_str());
       }
-      std::vector<double> x(shape_.cols);
-      for (std::size_t c = 0; c < shape_.cols; ++c) x[c] = memlab::random_value<double>(run->x_seed, c, -1.0, 1.0);
+      const std::vector<double> x = memlab::random_values<double>(shape_.cols, run->x_seed);
       constexpr int kRows = 48;
       const std::vector<std::size_t> rows = grading::sample_starts(shape_.rows, 1, kRows, run->rows);
       std::vector<double> got(rows.size()), expected(rows.size());
@@ -142,12 +153,8 @@ class GemvProblem {
       }
       memlab::parallel_for(rows.size(), [&](std::size_t i) {
         const std::size_t r = rows[i];
-        long double sum = 0.0L;
-        for (std::size_t c = 0; c < shape_.cols; ++c) {
-          sum += static_cast<long double>(memlab::random_value<double>(seed(kMatrix), r * shape_.cols + c, -1.0, 1.0)) * x[c];
-        }
-        const double y0 = memlab::random_value<double>(run->y_seed, r, -1.0, 1.0);
-        expected[i] = static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y0));
+        expected[i] = exact_y(shape_.cols, seed(kMatrix), [&](std::size_t c) { return r * shape_.cols + c; }, x,
+                              memlab::random_value<double>(run->y_seed, r, -1.0, 1.0));
       });
       const memlab::Comparison result = memlab::compare(got, expected, tolerance());
       if (result.ok()) return "";
@@ -169,11 +176,8 @@ class GemvProblem {
     expected_.assign(shape_.rows, 0.0);
     const std::vector<double> x = memlab::random_values<double>(shape_.cols, seed(kX));
     memlab::parallel_for(shape_.rows, [&](std::size_t r) {
-      long double sum = 0.0L;
-      for (std::size_t c = 0; c < shape_.cols; ++c) {
-        sum += static_cast<long double>(memlab::random_value<double>(seed(kMatrix), r * shape_.cols + c, -1.0, 1.0)) * x[c];
-      }
-      expected_[r] = static_cast<double>(kAlpha * sum + kBeta * static_cast<long double>(y_start_[r]));
+      expected_[r] = exact_y(shape_.cols, seed(kMatrix), [&](std::size_t c) { return r * shape_.cols + c; }, x,
+                             y_start_[r]);
     });
   }
 
