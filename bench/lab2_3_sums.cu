@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
   memlab::fill_random(xd.data(), n, 2, -1.0, 1.0, setup.stream);
   const unsigned grid = 8 * static_cast<unsigned>(setup.gpu.sm_count);
   const double flops = 2.0 * kDegree * static_cast<double>(n);
-  const auto gflops = [flops](double ms) { return flops / (ms * 1e-3) / 1e9; };
+  const auto gflops = [flops](double ms) { return memlab::gigaflops_per_second(flops, ms); };
   std::printf("\n## Polynomial, %d Horner steps on 2^24 elements (grid-stride, 8 blocks of 256 per SM)\n\n", kDegree);
   std::printf("| loop | float GFLOP/s | double GFLOP/s | double/float time |\n|---|---|---|---|\n");
   const double f16 = setup.median_ms([&](cudaStream_t s) { polynomial<float, false><<<grid, kThreads, 0, s>>>(xf.data(), yf.data(), n); });

@@ -155,7 +155,7 @@ double fma_gflops(const DeviceFacts& facts, KernelTimer& timer) {
   const auto fmas = [&](cudaStream_t s) { fma_kernel<real><<<blocks, kFmaThreads, 0, s>>>(sink.data(), real(1)); };
   const std::vector<double> ms = timer.samples_ms(fmas, {2, 5, Cache::warm});
   const double flops = 2.0 * kFmaChains * kFmaIterations * static_cast<double>(blocks) * kFmaThreads;
-  return flops / (median(ms) * 1e-3) / 1e9;
+  return gigaflops_per_second(flops, median(ms));
 }
 
 }  // namespace

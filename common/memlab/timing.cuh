@@ -125,4 +125,9 @@ inline double gigabytes_per_second(double bytes, double milliseconds) {
   return bytes / (milliseconds * 1e-3) / 1e9;
 }
 
+/// Floating-point operations per second in GFLOP/s, from operations and milliseconds.
+inline double gigaflops_per_second(double operations, double milliseconds) {
+  return gigabytes_per_second(operations, milliseconds);  // the same arithmetic, in other units
+}
+
 }  // namespace memlab

@@ -212,8 +212,8 @@ void record_bandwidth(const SpeedComparison& result, double bytes, const std::st
 }
 
 void record_arithmetic(const SpeedComparison& result, double flops, const std::string& prefix) {
-  const double student_gflops = flops / (result.student_ms * 1e-3) / 1e9;
-  const double reference_gflops = flops / (result.reference_ms * 1e-3) / 1e9;
+  const double student_gflops = gigaflops_per_second(flops, result.student_ms);
+  const double reference_gflops = gigaflops_per_second(flops, result.reference_ms);
   value(prefix + "student_gflops", student_gflops);
   value(prefix + "reference_gflops", reference_gflops);
   value(prefix + "time_ratio", result.ratio);

@@ -215,7 +215,7 @@ TEST_CASE("the polynomial in both types keeps up with the reference", "[step3][s
       grading::compare_speed(checked_polynomial<double>(student().polynomial_double),
                              checked_polynomial<double>(reference().polynomial_double), kSpeedLimit,
                              grading::arithmetic_floor_ms(flops, fp64_gflops));
-  const auto gflops = [flops](double ms) { return flops / (ms * 1e-3) / 1e9; };
+  const auto gflops = [flops](double ms) { return memlab::gigaflops_per_second(flops, ms); };
   const double ratio = in_double.student_ms / in_float.student_ms;
   const double reference_ratio = in_double.reference_ms / in_float.reference_ms;
   grading::value("float_gflops", gflops(in_float.student_ms));

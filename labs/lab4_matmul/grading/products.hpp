@@ -26,7 +26,7 @@ inline const lab4::Api& reference() { return memlab::grading::reference<lab4::Ap
 
 /// FLOPs of a width x width product, and the GFLOP/s of one done in @p ms.
 inline double flops(int width) { return 2.0 * width * static_cast<double>(width) * width; }
-inline double gflops(int width, double ms) { return flops(width) / (ms * 1e-3) / 1e9; }
+inline double gflops(int width, double ms) { return memlab::gigaflops_per_second(flops(width), ms); }
 
 /// Runs @p multiply at @p width and checks every element of c, and that nothing
 /// after c was written. Returns "" if all is right, else what is wrong.
