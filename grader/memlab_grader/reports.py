@@ -73,8 +73,6 @@ def _how(rule: Rule, check: Optional[dict]) -> str:
     return check.get("verdict", "")
 
 
-
-
 def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], lab_report: str,
                   compile_log: str) -> str:
     out = io.StringIO()
