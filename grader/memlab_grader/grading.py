@@ -69,27 +69,44 @@ class Submission:
     source: Optional[str]  # the lab's file in the student's folder, None if missing
 
 
-def student_name(folder_name: str, taken: set) -> str:
-    """The name a student's folder is graded under: the folder's own, or, where it is not
-    UTF-8 (a zip made on another system, say), its bytes read as Latin-1 ("caf\\xe9" is
-    "café"), so the gradebook, the feedback and OUT's folders can hold it; marked if
-    that name is a UTF-8 folder's too."""
+def _is_utf8(folder_name: str) -> bool:
     try:
         folder_name.encode("utf-8")
-        return folder_name
+        return True
     except UnicodeEncodeError:
+        return False
+
+
+def student_names(folder_names: List[str]) -> List[str]:
+    """The names the students' folders are graded under, one each and all different: a
+    folder's own name, or, where it is not UTF-8 (a zip made on another system, say), its
+    bytes read as Latin-1 ("caf\\xe9" is "café"), so the gradebook, the feedback and OUT's
+    folders can hold it. Such a name that another folder already has is marked, and
+    numbered until it is one no other folder has (two rows under one name would share one
+    outcome and one folder in OUT)."""
+    taken = {name for name in folder_names if _is_utf8(name)}
+    names = []
+    for folder_name in folder_names:
+        if _is_utf8(folder_name):
+            names.append(folder_name)
+            continue
         name = os.fsencode(folder_name).decode("latin-1")
-        return name if name not in taken else f"{name} (folder name not UTF-8)"
+        marked, number = f"{name} (folder name not UTF-8)", 1
+        while name in taken:
+            number += 1
+            name = marked if number == 2 else f"{marked} {number - 1}"
+        taken.add(name)
+        names.append(name)
+    return names
 
 
 def discover(submissions: str, file_name: str) -> List[Submission]:
     """One submission per folder of @p submissions (hidden ones skipped), in name order."""
-    found: List[Submission] = []
-    for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name)):
-        if entry.name.startswith(".") or not entry.is_dir():
-            continue
+    folders = [entry for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name))
+               if not entry.name.startswith(".") and entry.is_dir()]
+    found = []
+    for entry, name in zip(folders, student_names([entry.name for entry in folders])):
         path = os.path.join(entry.path, file_name)
-        name = student_name(entry.name, {s.student for s in found})
         found.append(Submission(name, path if os.path.isfile(path) else None))
     return found
 
@@ -175,12 +192,10 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
     except OSError as error:
         return _outcome(student, Status.UNREADABLE, f"cannot read {kit.skeleton}: {error}")
     # nvcc takes any bytes in comments and strings (a Latin-1 comment compiles), so
-    # the file is compiled as it is; the scan reads it as UTF-8, or byte for byte
-    # as Latin-1 where it is not, which leaves every ASCII name where nvcc sees it.
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    # the file is compiled as it is. The scan reads it as nvcc does: UTF-8, each
+    # byte that is not part of one a replacement character (a Latin-1 reading
+    # would turn the two bytes of an é into two characters nvcc never sees).
+    text = raw.decode("utf-8", errors="replace")
     # Only the one file is taken, under the lab's own file name.
     source = os.path.join(stage, kit.skeleton)
     with open(source, "wb") as handle:

@@ -52,6 +52,15 @@ class Finding:
         return f"{self.name} (line {self.line})" if self.line else self.name
 
 
+def _continues_a_name(c: str) -> bool:
+    """Whether @p c, just before R", makes the R part of a name, so that no raw
+    string starts there: as gcc and nvcc read it, where a name may also hold $
+    and any non-ASCII letter (red team 8 hid `fopen` behind `$R"(` and `\u00e9R"(`,
+    which the compiler reads as a name and a plain string). Any non-ASCII
+    character counts: one the compiler would not take in a name fails the build."""
+    return c.isalnum() or c in "_$" or ord(c) > 127
+
+
 def blank_comments_and_literals(source: str, keep_strings: bool = False) -> str:
     """@p source with comments (and, unless @p keep_strings, string and character
     literals) replaced by spaces; newlines stay, so line numbers still hold."""
@@ -74,7 +83,7 @@ def blank_comments_and_literals(source: str, keep_strings: bool = False) -> str:
             end = n if end < 0 else end + 2
             out.append(blank(source[i:end]))
             i = end
-        elif c == "R" and source.startswith('R"', i) and (i == 0 or not (source[i - 1].isalnum() or source[i - 1] == "_")):
+        elif c == "R" and source.startswith('R"', i) and (i == 0 or not _continues_a_name(source[i - 1])):
             open_paren = source.find("(", i + 2)
             delimiter = source[i + 2:open_paren] if open_paren >= 0 else ""
             end = source.find(")" + delimiter + '"', open_paren + 1) if open_paren >= 0 else -1

@@ -115,6 +115,16 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(self.gradebook()["caf\u00e9"]["status"], "graded")
         self.assertTrue(os.path.exists(os.path.join(self.out, "students", "caf\u00e9", "feedback.txt")))
 
+    def test_folder_names_never_collide(self):
+        # Red team 8: a Latin-1 folder sorted before the UTF-8 folder of the same name, and a
+        # marked name that another folder already had, each gave two rows one name.
+        names = ["a\udcb5", "a\u00b5", "caf\u00e9", "caf\u00e9 (folder name not UTF-8)", "caf\udce9"]
+        got = grading.student_names(names)
+        self.assertEqual(len(set(got)), len(names), got)
+        self.assertEqual(got[:4], ["a\u00b5 (folder name not UTF-8)", "a\u00b5", "caf\u00e9",
+                                   "caf\u00e9 (folder name not UTF-8)"])
+        self.assertEqual(got[4], "caf\u00e9 (folder name not UTF-8) 2")
+
     def test_folders_given_relative_to_the_working_folder(self):
         # make grade OUT=grades: every folder relative to where grade.py starts.
         self.submit("good", "all fine")

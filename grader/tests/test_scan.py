@@ -18,6 +18,13 @@ class Scan(unittest.TestCase):
                   "const char* r = R\"x(thrust::sort \" fopen)x\";\nchar c = '\\'';\nint fine = 1;\n")
         self.assertEqual(names(source), [])
 
+    def test_a_name_before_r_quote_is_no_raw_string(self):
+        # gcc and nvcc read $R, \u00e9R and \u00a8R as names followed by a plain string: what
+        # follows is code (red team 8 hid fopen there, compiled, and the scan saw nothing).
+        for prefix in ("$", "\u00e9", "\u00a8", "\ufffd"):
+            source = f'#define {prefix}R\nconst char* a = {prefix}R"(";\nvoid f() {{ fopen("x", "r"); }}\nconst char* b = ")";\n'
+            self.assertEqual(names(source), [(scan.FILES_AND_PROGRAMS, "fopen", 3)], prefix)
+
     def test_each_library_is_found_by_name_and_by_header(self):
         source = "#include <cublas_v2.h>\n#include \"thrust/sort.h\"\nvoid f() { cub::WarpReduce<int> r; cublasSgemm_v2(); }\n"
         self.assertEqual(names(source), [("cuBLAS", "cublas_v2.h", 1), ("Thrust", "thrust/sort.h", 2),
