@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
   const std::vector<memlab::ProfileColumn> columns = {
       {"dram__bytes_read.sum", "DRAM read"},
       {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM busy"},
-      {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "FP32 FMA busy"},
-      {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", "FP64 busy"},
+      {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "FMA pipe busy"},
+      {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", "FP64 pipe busy"},
       {"gpu__time_duration.sum", "time"}};
   return memlab::run_profile_program(argc, argv, "memlab_lab3_api", columns, [](const void* table, std::ostream& plan) {
     const auto& api = *static_cast<const lab3::Api*>(table);
@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
       stream.synchronize();
     }
     plan << "note: DRAM busy: the share of DRAM's peak bandwidth the kernel used, over its whole run.\n"
-            "note: FP32 FMA busy, FP64 busy: the share of the SMs' active cycles in which the FP32 FMA units,\n"
-            "note: or the FP64 units, were working. A kernel is limited by the unit that is near 100 %.\n"
+            "note: FMA pipe busy: the share of the SMs' active cycles in which the units doing float adds,\n"
+            "note: multiplies and multiply-adds (and some integer multiply-adds) were working; FP64 pipe busy:\n"
+            "note: the same for the double-precision units. A kernel is limited by the unit near 100 %.\n"
             "note: Which unit limits each of your kernels, and does it change from float to double?\n"
             "note: (lab 3's guide, 'Which unit is busy', asks this before it shows what an H100 measured.)\n";
   });
