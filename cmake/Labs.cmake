@@ -126,18 +126,23 @@ endfunction()
 
 # memlab_add_lab(NAME <lab> TITLE <title> STEPS <count> SKELETON <file> SOLUTION <file>
 #                TABLE <file> GRADER <file>...
-#                [PROFILE <file>] [SANITIZE <file>] [FORBID <library>...] [SKELETON_FAILS <check id>...])
+#                [PROFILE <file> [PROFILE_VARIANT <name> <nvcc flag>...]] [SANITIZE <file>]
+#                [FORBID <library>...] [SKELETON_FAILS <check id>...])
 # TITLE, STEPS: what the grader and its report call the lab, and how many steps it has
 #   (written into the grader as memlab::grading::lab, with the guide and the table's symbol).
 # GRADER: the grader's checks first, then the files they stand on (fixtures, oracles, figures).
 # PROFILE: a program that runs the student's build for `make <lab>-profile`.
+# PROFILE_VARIANT: a second build of the same source (the student's file and
+#   the reference) with extra nvcc flags, which the profile program runs beside
+#   the usual build: lib<lab>_student_<name>.so, lib<lab>_reference_<name>.so.
+#   Lab 2 builds its sums with -Xptxas -dlcm=cg (global loads not cached in L1).
 # SANITIZE: a program that runs the student's shared-memory kernels on small
 #   inputs, for `make <lab>-sanitize` (compute-sanitizer racecheck).
 # FORBID: libraries a build of the lab may not use (of MEMLAB_FORBIDDABLE).
 # SKELETON_FAILS: the checks the shipped skeleton must fail (default step1.correct).
 function(memlab_add_lab)
   cmake_parse_arguments(PARSE_ARGV 0 LAB "" "NAME;TITLE;STEPS;SKELETON;SOLUTION;TABLE;PROFILE;SANITIZE"
-                        "GRADER;SKELETON_FAILS;FORBID")
+                        "GRADER;SKELETON_FAILS;FORBID;PROFILE_VARIANT")
   set(lab ${LAB_NAME})
   foreach(required TITLE STEPS SKELETON SOLUTION TABLE GRADER)
     if(NOT LAB_${required})
@@ -190,6 +195,25 @@ const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\",
 
   if(LAB_PROFILE)
     memlab_add_lab_program(${lab}_profile ${lab} "${LAB_PROFILE}" memlab::cuda)
+    if(LAB_PROFILE_VARIANT)
+      list(POP_FRONT LAB_PROFILE_VARIANT variant)
+      if(NOT variant OR NOT LAB_PROFILE_VARIANT)
+        message(FATAL_ERROR "${lab}: PROFILE_VARIANT needs a name and at least one nvcc flag")
+      endif()
+      # The same sources as the usual builds, compiled with the variant's flags;
+      # the profile program finds them beside the usual ones by their name.
+      memlab_add_lab_build(${lab}_student_${variant} ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
+      memlab_add_lab_build(${lab}_reference_${variant} ${lab} "${LAB_SOLUTION}")
+      foreach(build ${lab}_student_${variant} ${lab}_reference_${variant})
+        target_compile_options(${build} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${LAB_PROFILE_VARIANT}>")
+        add_dependencies(${lab}_profile ${build})
+      endforeach()
+      list(JOIN LAB_PROFILE_VARIANT " " flags)
+      target_compile_definitions(${lab}_profile PRIVATE
+        MEMLAB_PROFILE_VARIANT="${variant}" MEMLAB_PROFILE_VARIANT_FLAGS="${flags}")
+    endif()
+  elseif(LAB_PROFILE_VARIANT)
+    message(FATAL_ERROR "${lab}: PROFILE_VARIANT needs PROFILE")
   endif()
   if(LAB_SANITIZE)
     memlab_add_lab_program(${lab}_sanitize ${lab} "${LAB_SANITIZE}" memlab::cuda)

@@ -93,7 +93,7 @@ def human(value, metric):
         return f"{value:.0f} B"
     if metric == "gpu__time_duration.sum":
         return f"{value * 1e6:.1f} us"
-    if metric.endswith(".pct"):
+    if metric.endswith(".pct") or ".pct_of_peak" in metric:
         return f"{value:.1f} %"
     if metric == "ratio":
         return f"{value:.2f}"

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
 // extern "C": ncu reports the name unmangled, as scripts/ncu_table.py expects.
@@ -52,6 +53,13 @@ int answer_gpu_question() {
 int run_profile_program(int argc, char** argv, const std::string& api_symbol,
                         const std::vector<ProfileColumn>& columns,
                         const std::function<void(const void* api, std::ostream& plan)>& body) {
+  return run_profile_program(argc, argv, api_symbol, columns, ProfileVariant{},
+                             [&](const void* api, const void*, std::ostream& plan) { body(api, plan); });
+}
+
+int run_profile_program(int argc, char** argv, const std::string& api_symbol,
+                        const std::vector<ProfileColumn>& columns, const ProfileVariant& variant,
+                        const std::function<void(const void* api, const void* variant_api, std::ostream& plan)>& body) {
   const std::string program = argc > 0 ? argv[0] : "profile";
   if (argc == 2 && std::strcmp(argv[1], "--metrics") == 0) {
     std::set<std::string> printed;
@@ -77,6 +85,10 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
     return 2;
   }
   return with_lab_build(program, student_path, api_symbol, [&](const void* api) {
+    // The variant build is loaded first: if it is missing, nothing is written.
+    std::optional<grading::Plugin> variant_build;
+    if (!variant.name.empty()) variant_build.emplace(grading::variant_library(student_path, variant.name));
+    const void* variant_api = variant_build ? variant_build->symbol(api_symbol) : nullptr;
     std::ofstream plan(plan_path);
     if (!plan) throw std::runtime_error("cannot write " + plan_path);
     for (const ProfileColumn& column : columns) {
@@ -86,7 +98,7 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
         plan << "ratio: " << column.metric << " / " << column.denominator << " | " << column.title << "\n";
       }
     }
-    body(api, plan);
+    body(api, variant_api, plan);
   });
 }
 

@@ -48,6 +48,23 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
                         const std::vector<ProfileColumn>& columns,
                         const std::function<void(const void* api, std::ostream& plan)>& body);
 
+/// A second build of the lab's file with other compiler flags, which a
+/// profile program runs beside the usual one (memlab_add_lab's PROFILE_VARIANT,
+/// whose CMake code defines MEMLAB_PROFILE_VARIANT and MEMLAB_PROFILE_VARIANT_FLAGS
+/// for the profile program).
+struct ProfileVariant {
+  std::string name;   ///< the build's suffix: lib<lab>_student_<name>.so beside lib<lab>_student.so
+  std::string flags;  ///< the extra nvcc flags, as the plan's text names them
+};
+
+/// run_profile_program for a lab with a variant build: as above, and @p body
+/// also gets the function table of the same build compiled with the variant's
+/// flags, loaded from beside the build given with `--student`
+/// (grading::variant_library names it).
+int run_profile_program(int argc, char** argv, const std::string& api_symbol,
+                        const std::vector<ProfileColumn>& columns, const ProfileVariant& variant,
+                        const std::function<void(const void* api, const void* variant_api, std::ostream& plan)>& body);
+
 /// The main of a lab's sanitize program, which scripts/sanitize.sh runs under
 /// compute-sanitizer racecheck: `--student LIB` loads the build LIB and calls
 /// @p body with its function table; body runs the lab's shared-memory kernels

@@ -26,4 +26,13 @@ const void* Plugin::symbol(const std::string& name) const {
   return address;
 }
 
+std::string variant_library(const std::string& library, const std::string& variant) {
+  const std::string suffix = ".so";
+  if (variant.empty()) throw std::invalid_argument("a variant build needs a name");
+  if (library.size() <= suffix.size() || library.compare(library.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    throw std::invalid_argument("a lab build's file name ends in .so, and " + library + " does not");
+  }
+  return library.substr(0, library.size() - suffix.size()) + "_" + variant + suffix;
+}
+
 }  // namespace memlab::grading

@@ -29,4 +29,10 @@ class Plugin {
   void* handle_ = nullptr;
 };
 
+/// The path of a lab build's variant (the same source compiled with other flags,
+/// cmake/Labs.cmake's PROFILE_VARIANT) beside the build at @p library:
+/// "build/liblab2_student.so" and "uncached" give "build/liblab2_student_uncached.so".
+/// Throws std::invalid_argument if @p library does not end in ".so" or @p variant is empty.
+std::string variant_library(const std::string& library, const std::string& variant);
+
 }  // namespace memlab::grading
