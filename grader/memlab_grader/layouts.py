@@ -153,7 +153,7 @@ def _how_named(name: str, wanted: str) -> Optional[str]:
         suffix = copy["suffix"]
         kind = "a copy's suffix" if suffix.startswith(" ") else "Canvas's suffix for a file uploaded again"
         case = "" if copy["stem"] + extension == wanted else ", and the case differs"
-        return f"'{suffix.strip()}' added ({kind}){case}"
+        return f"'{suffix}' added ({kind}){case}"
     return None
 
 
