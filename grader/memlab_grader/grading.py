@@ -184,7 +184,7 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -
         read = scan.read_dependencies(handle.read())
     findings = scan.check_dependencies(
         read, source=source, allowed_headers=kit.allowed_headers(),
-        private_dirs=[kit.source_dir, layout.out, submission.folder or os.path.dirname(os.path.dirname(submission.source))],
+        private_dirs=[kit.source_dir, layout.out, submission.folder or os.path.dirname(submission.source)],
         forbidden_libraries=kit.forbid)
     if findings:
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest,

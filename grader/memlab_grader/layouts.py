@@ -272,12 +272,14 @@ def _visible(folder: str) -> List[os.DirEntry]:
     return sorted(entries, key=lambda e: os.fsencode(e.name))
 
 
+# SUBMISSIONS' own entries are the instructor's (a link to a student's clone is followed);
+# what is inside a student's files is the student's (see _folder_candidates).
 def _is_dir(entry: os.DirEntry) -> bool:
-    return entry.is_dir(follow_symlinks=False)
+    return entry.is_dir()
 
 
 def _is_file(entry: os.DirEntry) -> bool:
-    return entry.is_file(follow_symlinks=False)
+    return entry.is_file()
 
 
 def _finish(layout: str, named: List[Tuple[str, dict]], warnings: List[str]) -> Found:
