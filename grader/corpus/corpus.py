@@ -9,7 +9,7 @@ taking all GPU memory, using a forbidden library). The hostile edits are the
 same for every lab: a statement at the start of step 1's function, and
 definitions at the top of the file.
 
-  corpus.py build --lab lab1 --out DIR [--copies K] [--only a,b]   the submissions and expected.json
+  corpus.py build --lab lab1 --out DIR [--copies K] [--only a,b] [--layout L]   the submissions and expected.json
   corpus.py check --expected FILE --results OUT                     compares a grading run with them
   corpus.py test  --lab lab1 --build BUILD --work DIR [...]         build, grade, check (a CTest test)
 """
@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -388,18 +389,37 @@ def corpus(lab: str) -> List[Entry]:
     return ordered
 
 
-def build(lab: str, out: str, copies: int = 1, only: Optional[List[str]] = None) -> str:
+# Where a student's file goes in each layout grade.py reads (grader/memlab_grader/layouts.py);
+# every layout gives the rows the same names, so one expected.json serves them all.
+# (The Canvas user ids are made up: 1000 and on.)
+LAYOUTS = {
+    "folders": lambda lab, number, student, name, in_course: os.path.join(student, name),
+    "github": lambda lab, number, student, name, in_course: os.path.join(f"{lab}-{student}", in_course),
+    "canvas": lambda lab, number, student, name, in_course: f"{student}_{1000 + number}_{5000 + number}_{name}",
+    "zips": lambda lab, number, student, name, in_course: f"{student}.zip",
+}
+
+
+def build(lab: str, out: str, copies: int = 1, only: Optional[List[str]] = None, layout: str = "folders") -> str:
     skeleton, reference = lab_files(lab)
     submissions = os.path.join(out, "submissions")
     shutil.rmtree(submissions, ignore_errors=True)
+    os.makedirs(submissions)
     expected = {}
     entries = [e for e in corpus(lab) if not only or e.name in only]
+    name, in_course = os.path.basename(skeleton), os.path.relpath(skeleton, SOURCE_DIR)
     for copy in range(copies):
         for index, entry in enumerate(entries):
             student = f"{index:02d}-{entry.name}" + (f"-copy{copy + 1}" if copies > 1 else "")
-            os.makedirs(os.path.join(submissions, student))
-            with open(os.path.join(submissions, student, os.path.basename(skeleton)), "w", encoding="utf-8") as f:
-                f.write(make_source(entry, lab, skeleton, reference))
+            path = os.path.join(submissions, LAYOUTS[layout](lab, len(expected), student, name, in_course))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            source = make_source(entry, lab, skeleton, reference)
+            if layout == "zips":
+                with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+                    archive.writestr(f"{student}/{name}", source)
+            else:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(source)
             expected[student] = entry.expect.__dict__
     path = os.path.join(out, "expected.json")
     with open(path, "w", encoding="utf-8") as handle:
@@ -472,6 +492,7 @@ def main() -> int:
     b.add_argument("--out", required=True)
     b.add_argument("--copies", type=int, default=1)
     b.add_argument("--only", default="")
+    b.add_argument("--layout", choices=sorted(LAYOUTS), default="folders", help="how the submissions are laid out")
     c = sub.add_parser("check")
     c.add_argument("--expected", required=True)
     c.add_argument("--results", required=True)
@@ -483,6 +504,8 @@ def main() -> int:
     t.add_argument("--copies", type=int, default=1)
     t.add_argument("--only", default="")
     t.add_argument("--sanitize", action="store_true")
+    t.add_argument("--layout", choices=sorted(LAYOUTS), default="folders",
+                   help="lay the submissions out as GitHub Classroom's clones, Canvas's download or zips")
     t.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     t.add_argument("--without-gpu", action="store_true",
                    help="hide any GPU: compile and scan only, the rest must be 'not run: no GPU'")
@@ -490,7 +513,7 @@ def main() -> int:
     only = [name for name in getattr(args, "only", "").split(",") if name]
 
     if args.command == "build":
-        build(args.lab, args.out, args.copies, only)
+        build(args.lab, args.out, args.copies, only, args.layout)
         return 0
     if args.command == "check":
         return 0 if check(args.expected, args.results, args.sanitize)[0] else 1
@@ -499,7 +522,7 @@ def main() -> int:
     if not args.without_gpu and gpu_missing(args.build, args.lab):
         print("skipped: the corpus is graded on a GPU; grader/tests cover the rest without one")
         return 77  # CTest's SKIP_RETURN_CODE
-    submissions = build(args.lab, args.work, args.copies, only)
+    submissions = build(args.lab, args.work, args.copies, only, args.layout)
     results = os.path.join(args.work, "results")
     shutil.rmtree(results, ignore_errors=True)
     command = [sys.executable, os.path.join(SOURCE_DIR, "grader", "grade.py"), "--lab", args.lab,

@@ -2,6 +2,8 @@
 
 Modules, in the order a submission meets them:
   kit        what CMake built for the lab (grader, reference, compile flags)
+  layouts    the submissions as instructors receive them (folders, GitHub Classroom,
+             zips, Canvas, Gradescope): who each is, and where the lab's file is
   scan       forbidden libraries and file access, found in the source
   sandbox    running a program with a time limit and an output cap; the
              bubblewrap sandbox of the student's runner
@@ -9,5 +11,6 @@ Modules, in the order a submission meets them:
   grading    one submission: staged, scanned, compiled, run, classified
   points     the points table and partial credit
   reports    gradebook, feedback, Gradescope results, class summary, run record
+  exports    the gradebook as Canvas and Gradescope import scores
   cli        the command line (grader/grade.py)
 """

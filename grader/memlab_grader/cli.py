@@ -25,9 +25,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
-from . import grading, points, reports
+from . import grading, layouts, points, reports
 from .kit import Kit, KitError, load_kit
 from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
 from .statuses import Status
@@ -262,9 +263,29 @@ def compile_all(pending: List[grading.Submission], kit: Kit, layout: grading.Lay
                 grading.save_outcome(layout, outcome)
                 progress.line(f"  {outcome['student']}: {outcome['status']}")
             progress.update(f"  compiled {done} of {len(pending)}")
-    progress.line(f"  compiled {len(pending)}: "
-                  f"{sum(o['status'] == Status.COMPILED for o in outcomes.values())} ready to run")
+    progress.line(f"  {compiled_summary([o['status'] for o in outcomes.values()])}")
     return outcomes
+
+
+def compiled_summary(statuses: List[str]) -> str:
+    """What the compiles gave, plainly: "none of the 3 is ready to run: 2 compile error, 1 missing file"."""
+    ready = statuses.count(Status.COMPILED)
+    others = sorted(((n, status) for status, n in Counter(s for s in statuses if s != Status.COMPILED).items()),
+                    key=lambda item: (-item[0], item[1]))
+    why = ", ".join(f"{n} {status}" for n, status in others)
+    if ready == 0:
+        return f"none of the {len(statuses)} is ready to run: {why}"
+    if not others:
+        return f"all {len(statuses)} compiled, ready to run"
+    return f"{ready} of {len(statuses)} compiled, ready to run; the others: {why}"
+
+
+def print_warnings(warnings: List[str], most: int = 20) -> None:
+    """What looked wrong in SUBMISSIONS, and the files taken under another name or place."""
+    for warning in warnings[:most]:
+        print(f"  note: {warning}", flush=True)
+    if len(warnings) > most:
+        print(f"  ... and {len(warnings) - most} more notes (the gradebook's note column has each row's)", flush=True)
 
 
 def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grading.Limits, args: argparse.Namespace,
@@ -300,15 +321,6 @@ def stop_like_ctrl_c(*_) -> None:
     raise KeyboardInterrupt
 
 
-def no_submissions_message(folder: str, file_name: str) -> str:
-    """Why --submissions @p folder gave no row: one student's folder given for the class's, or
-    no folders at all (an empty gradebook and exit 0 would read as a class graded)."""
-    if os.path.isfile(os.path.join(folder, file_name)):
-        return (f"--submissions {folder} holds {file_name} itself: that is one student's folder. Give the "
-                f"folder that holds one folder per student, each with its {file_name}.")
-    return f"--submissions {folder} has no student folders: give one folder per student, each with its {file_name}."
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     try:
@@ -323,10 +335,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.points:
             table = points.with_overrides(table, points.read_table(args.points), args.points)
         sanitizer = find_sanitizer(kit) if args.sanitize else ""
-        submissions = grading.discover(args.submissions, kit.skeleton)
-        if not submissions:
-            raise BadInput(no_submissions_message(args.submissions, kit.skeleton))
-    except (BadInput, KitError, points.PointsError) as error:
+        found = layouts.find(args.submissions, kit.skeleton,
+                             os.path.relpath(os.path.join(kit.lab_dir, kit.skeleton), kit.source_dir))
+        submissions = found.submissions
+    except (BadInput, KitError, points.PointsError, layouts.LayoutError) as error:
         print(f"grade.py: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SetupFailed as error:
@@ -355,6 +367,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             kit=dict(fingerprint=fingerprint, compiler=kit.compiler, compiler_version=tool_version([kit.compiler, "--version"]),
                      compile_flags=kit.compile_flags, architectures=kit.architectures))
         record.update(seed=args.seed, sanitize=args.sanitize, submissions=os.path.abspath(args.submissions),
+                      layout=found.layout,
                       points={c: dict(points=r.points, full_at=r.full_at, zero_at=r.zero_at) for c, r in table.items()},
                       points_override=os.path.abspath(args.points) if args.points else None)
         record.setdefault("sessions", []).append(dict(
@@ -367,7 +380,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 outcomes[submission.student] = kept
         pending = [s for s in submissions if s.student not in outcomes]
         print(f"{lab}: {len(submissions)} submissions in {args.submissions}"
-              f"{f', {len(submissions) - len(pending)} already graded' if args.resume else ''}.", flush=True)
+              f"{f', {len(submissions) - len(pending)} already graded' if args.resume else ''}: {found.layout}.",
+              flush=True)
+        print_warnings(found.warnings)
 
         sandbox, no_sandbox_because = None, "--no-sandbox: the instructor chose to run students' code unconfined"
         if pending and not args.no_sandbox:
@@ -451,7 +466,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         status = EXIT_INTERRUPTED
         outcomes = {s: grading.read_outcome(layout, s) for s in kept}
 
-    rows = [outcomes.get(s.student) or dict(student=s.student, status=Status.NOT_GRADED_YET, detail="", checks=[])
+    rows = [outcomes.get(s.student) or dict(s.identity(), status=Status.NOT_GRADED_YET, detail="", checks=[])
             for s in submissions]
     scored = reports.write_reports(layout, lab, rows, table, record)
     graded = sum(r.status == Status.GRADED for r in scored)

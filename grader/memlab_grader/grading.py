@@ -22,6 +22,7 @@ from typing import List, Optional
 
 from . import scan
 from .kit import Kit
+from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
 
@@ -61,54 +62,6 @@ class Limits:
         --call-timeout): a third of the run's limit, so that a hanging call ends
         its runner and leaves time for the checks after it."""
         return max(5.0, (self.sanitize_seconds if sanitizer else self.run_seconds) / 3)
-
-
-@dataclass
-class Submission:
-    student: str
-    source: Optional[str]  # the lab's file in the student's folder, None if missing
-
-
-def _is_utf8(folder_name: str) -> bool:
-    try:
-        folder_name.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
-
-
-def student_names(folder_names: List[str]) -> List[str]:
-    """The names the students' folders are graded under, one each and all different: a
-    folder's own name, or, where it is not UTF-8 (a zip made on another system, say), its
-    bytes read as Latin-1 ("caf\\xe9" is "café"), so the gradebook, the feedback and OUT's
-    folders can hold it. Such a name that another folder already has is marked, and
-    numbered until it is one no other folder has (two rows under one name would share one
-    outcome and one folder in OUT)."""
-    taken = {name for name in folder_names if _is_utf8(name)}
-    names = []
-    for folder_name in folder_names:
-        if _is_utf8(folder_name):
-            names.append(folder_name)
-            continue
-        name = os.fsencode(folder_name).decode("latin-1")
-        marked, number = f"{name} (folder name not UTF-8)", 1
-        while name in taken:
-            number += 1
-            name = marked if number == 2 else f"{marked} {number - 1}"
-        taken.add(name)
-        names.append(name)
-    return names
-
-
-def discover(submissions: str, file_name: str) -> List[Submission]:
-    """One submission per folder of @p submissions (hidden ones skipped), in name order."""
-    folders = [entry for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name))
-               if not entry.name.startswith(".") and entry.is_dir()]
-    found = []
-    for entry, name in zip(folders, student_names([entry.name for entry in folders])):
-        path = os.path.join(entry.path, file_name)
-        found.append(Submission(name, path if os.path.isfile(path) else None))
-    return found
 
 
 class Layout:
@@ -178,18 +131,23 @@ def _compiler_errors(text: str, lines: int = 20) -> str:
 
 def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
     """Stages, scans and compiles one submission: an outcome whose status is
-    Status.COMPILED, or final (missing, unreadable, forbidden, compile error)."""
+    Status.COMPILED, or final (missing, ambiguous, unreadable, forbidden, compile error).
+    The outcome keeps who it is (id, e-mail) and how its file was found (note)."""
+    return dict(_prepare(submission, kit, layout, limits), **submission.identity())
+
+
+def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
     student = submission.student
     os.makedirs(layout.student_dir(student), exist_ok=True)
     if submission.source is None:
-        return _outcome(student, Status.MISSING, f"no {kit.skeleton} in the student's folder")
+        status, detail = submission.problem or (Status.MISSING, f"no {kit.skeleton} in the student's folder")
+        return _outcome(student, status, detail)
     stage = layout.stage_dir(student)
     shutil.rmtree(stage, ignore_errors=True)
     os.makedirs(stage, mode=0o700)
     try:
-        with open(submission.source, "rb") as handle:
-            raw = handle.read()
-    except OSError as error:
+        raw = read_source(submission)
+    except SourceError as error:
         return _outcome(student, Status.UNREADABLE, f"cannot read {kit.skeleton}: {error}")
     # nvcc takes any bytes in comments and strings (a Latin-1 comment compiles), so
     # the file is compiled as it is. The scan reads it as nvcc does: UTF-8, each
@@ -226,7 +184,7 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
         read = scan.read_dependencies(handle.read())
     findings = scan.check_dependencies(
         read, source=source, allowed_headers=kit.allowed_headers(),
-        private_dirs=[kit.source_dir, layout.out, os.path.dirname(os.path.dirname(submission.source))],
+        private_dirs=[kit.source_dir, layout.out, submission.folder or os.path.dirname(submission.source)],
         forbidden_libraries=kit.forbid)
     if findings:
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest,

@@ -115,3 +115,8 @@ def earned(rule: Rule, check: Optional[dict]) -> float:
 
 def total(table: Table) -> float:
     return sum(rule.points for rule in table.values())
+
+
+def format_points(value: float) -> str:
+    """Points as the gradebook writes them: 85.7, 100, 12.25."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")

@@ -14,9 +14,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from . import grading
+from . import exports, grading
 from .grading import write_text_atomically
-from .points import Rule, Table, earned, total
+from .points import Rule, Table, earned, format_points, total
 from .statuses import Status
 
 
@@ -54,10 +54,6 @@ def score(outcome: dict, table: Table) -> Scored:
     return Scored(outcome, points, round(sum(points.values()), 2))
 
 
-def format_points(value: float) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
 def _one_line(text: str, limit: int = 200) -> str:
     line = " | ".join(part.strip() for part in (text or "").splitlines() if part.strip())
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -78,6 +74,8 @@ def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], l
     out = io.StringIO()
     out.write(f"{lab}: feedback for {row.student}\n")
     out.write(f"Status: {row.status}. {Status.headline_of(row.status)}\n")
+    if row.outcome.get("note"):
+        out.write(f"Note: {row.outcome['note']}\n")
     if row.final:
         out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
     else:
@@ -100,21 +98,32 @@ def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], l
     return out.getvalue()
 
 
+def gradescope_test_name(check: str, title: str) -> str:
+    """A check's name in Gradescope's results: its id once, then its title if it has
+    one that says more ("step1.correct: vector_add is correct")."""
+    title = title.strip()
+    if title.startswith(check):
+        title = title[len(check):].lstrip(" :-")
+    return f"{check}: {title}" if title else check
+
+
 def gradescope_results(row: Scored, table: Table, titles: Dict[str, str]) -> dict:
     """Gradescope's autograder results format."""
     tests = []
     for check, rule in table.items():
         ran = row.check(check)
-        title = (ran or {}).get("title") or titles.get(check, check)
+        title = (ran or {}).get("title") or titles.get(check, "")
         lines = [_how(rule, ran)]
         for key in ("measured", "reference", "detail", "hint"):
             if ran and ran.get(key) and (key != "hint" or ran.get("verdict") != "pass"):
                 lines.append(f"{key}: {ran[key]}")
-        tests.append(dict(name=check if title == check else f"{check}: {title}", score=row.points[check],
+        tests.append(dict(name=gradescope_test_name(check, title), score=row.points[check],
                           max_score=rule.points,
                           status="passed" if row.points[check] >= rule.points else "failed",
                           output="\n".join(lines)))
     output = f"{row.status}. {Status.headline_of(row.status)}"
+    if row.outcome.get("note"):
+        output += f"\nNote: {row.outcome['note']}"
     if row.outcome.get("detail"):
         output += "\n" + row.outcome["detail"]
     return dict(score=row.total, output=output, tests=tests)
@@ -144,12 +153,13 @@ def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Ta
 def gradebook_csv(rows: Sequence[Scored], table: Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "status", "total", "max"] + list(table) + ["detail"])
+    writer.writerow(["student", "id", "status", "total", "max"] + list(table) + ["note", "detail"])
     for row in rows:
         # A row that has not run leaves its points empty: a spreadsheet must not take it for zeros.
         shown = format_points if row.final else (lambda _: "")
-        writer.writerow([row.student, row.status, shown(row.total), format_points(total(table))] +
-                        [shown(row.points[check]) for check in table] + [_one_line(row.outcome.get("detail", ""))])
+        writer.writerow([row.student, row.outcome.get("student_id", ""), row.status, shown(row.total),
+                         format_points(total(table))] + [shown(row.points[check]) for check in table] +
+                        [_one_line(row.outcome.get("note", "")), _one_line(row.outcome.get("detail", ""))])
     return out.getvalue()
 
 
@@ -299,6 +309,7 @@ def write_reports(layout: grading.Layout, lab: str, outcomes: Sequence[dict], ta
     for row in rows:
         write_student_files(layout, lab, row, table, titles)
     write_text_atomically(os.path.join(layout.out, "gradebook.csv"), gradebook_csv(rows, table))
+    exports.write_exports(os.path.join(layout.out, "export"), lab, rows, table)
     sections = summary_sections(lab, rows, table, record)
     write_text_atomically(os.path.join(layout.out, "summary.md"), summary_markdown(sections))
     write_text_atomically(os.path.join(layout.out, "summary.html"), summary_html(sections))

@@ -1,0 +1,523 @@
+"""The submissions an instructor receives, in the layouts course tools make, turned into
+one Submission per student: who (a name no other row has, and an id where the layout
+gives one) and where the lab's file is (a file, or a member of a zip), or why there is none.
+
+The layouts, found by looking (find() says which it found):
+  folders     one folder per student, the file at its top (today's layout)
+  GitHub      GitHub Classroom's clones, <assignment>-<user name>/, the file at its path in
+              the course (labs/lab1_caching/vector_add.cu)
+  zips        one zip per student, <name>.zip (folders and zips may be mixed)
+  Canvas      Canvas's flat folder: <name>_<user id>_<file id>_<file name>, with LATE_ after
+              the name for a late one, and <file>-1.cu for a file uploaded again
+  Gradescope  Gradescope's export: submission_<id>/ folders and submission_metadata.yml,
+              which names the students of each
+
+In a student's files, the lab's file at the top (or at its path in the course) is taken.
+Failing that, one file whose name is the lab's but for case, a " (1)" or "-1" copy suffix,
+or one anywhere deeper in the folder or zip, is taken with a note that the row and the
+feedback show; two or more such files make an "ambiguous file" row, never a guess.
+
+Zips are hostile input: nothing is extracted. Only the lab's file is read, from memory and
+at most MAX_SOURCE_BYTES of it (a zip bomb stops there); a member whose name leaves the zip
+(../, /, C:), a symbolic link or an encrypted member is never taken; a zip over
+MAX_ZIP_BYTES or with more than MAX_ZIP_MEMBERS members is refused unread. A file in a
+folder that is a symbolic link out of the student's folder is refused too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from .statuses import Status
+
+MAX_SOURCE_BYTES = 1 << 20      # a lab's file is some kilobytes
+MAX_ZIP_BYTES = 256 << 20       # a zip's own size, before it is opened
+MAX_ZIP_MEMBERS = 20000
+MAX_FILES_LOOKED_AT = 20000     # in one student's folder (a repository's clone)
+SKIPPED_FOLDERS = {"__MACOSX", "node_modules"}  # and every hidden one (.git)
+GRADESCOPE_METADATA = "submission_metadata.yml"
+CANVAS_NAME = re.compile(r"^(?P<name>.+?)_(?P<late>LATE_)?(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
+COPY_SUFFIX = re.compile(r"^(?P<stem>.*?)(?P<suffix> \(\d+\)|-\d+)$")
+
+
+class LayoutError(Exception):
+    """SUBMISSIONS does not hold a class's submissions (nothing has been written)."""
+
+
+class SourceError(Exception):
+    """The lab's file cannot be read (its message says why)."""
+
+
+@dataclass
+class Submission:
+    student: str                  # the row's name: no other row has it
+    source: Optional[str]         # the file to grade, or the zip that holds it; None: see problem
+    member: Optional[str] = None  # the file's name in the zip @p source
+    student_id: str = ""          # where the layout gives one
+    id_kind: str = ""             # "Canvas user id", "Gradescope SID", "GitHub user name"
+    email: str = ""
+    note: str = ""                # how the file was found, when not by its name at its place
+    problem: Optional[Tuple[str, str]] = None  # (status, detail) when there is no file to grade
+    members: List[dict] = field(default_factory=list)  # a group's students: name, id, email
+    folder: str = ""              # SUBMISSIONS, which no compile may read from
+
+    def identity(self) -> dict:
+        """What an outcome keeps of who this is (the empty fields left out)."""
+        fields = dict(student=self.student, student_id=self.student_id, id_kind=self.id_kind, email=self.email,
+                      note=self.note, members=self.members)
+        return {key: value for key, value in fields.items() if value}
+
+
+@dataclass
+class Found:
+    layout: str                   # in words, for the console and run.json
+    submissions: List[Submission]
+    warnings: List[str]           # what looked wrong in SUBMISSIONS, for the console
+
+
+@dataclass
+class Candidate:
+    path: str                     # a file, or a zip
+    member: Optional[str]         # in the zip
+    shown: str                    # for messages: where, relative to the student's files
+    why: str                      # "" for the lab's own name; else how the name differs
+    expected: bool = False        # at the file's own place (the top, or its path in the course)
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def student_names(folder_names: List[str]) -> List[str]:
+    """The names the students' folders are graded under, one each and all different: a
+    folder's own name, or, where it is not UTF-8 (a zip made on another system, say), its
+    bytes read as Latin-1 ("caf\\xe9" is "café"), so the gradebook, the feedback and OUT's
+    folders can hold it. Such a name that another folder already has is marked, and
+    numbered until it is one no other folder has (two rows under one name would share one
+    outcome and one folder in OUT)."""
+    taken = {name for name in folder_names if _is_utf8(name)}
+    names = []
+    for folder_name in folder_names:
+        if _is_utf8(folder_name):
+            names.append(folder_name)
+            continue
+        name = os.fsencode(folder_name).decode("latin-1")
+        marked, number = f"{name} (folder name not UTF-8)", 1
+        while name in taken:
+            number += 1
+            name = marked if number == 2 else f"{marked} {number - 1}"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _safe(name: str) -> str:
+    """A name that is one folder in OUT/students/: no separators, not hidden, not '..'."""
+    name = name.replace(os.sep, "_").replace("\0", "_").strip()
+    return name if name and not name.startswith(".") else f"_{name}"
+
+
+def _unique(names: List[str], ids: List[str]) -> List[str]:
+    """@p names made different: a repeated name gets its id, or a number."""
+    repeated = Counter(names)
+    taken, unique = set(), []
+    for name, student_id in zip(names, ids):
+        base = f"{name} ({student_id})" if repeated[name] > 1 and student_id else name
+        candidate, number = base, 2
+        while candidate in taken:
+            candidate, number = f"{base} ({number})", number + 1
+        taken.add(candidate)
+        unique.append(candidate)
+    return unique
+
+
+def _how_named(name: str, wanted: str) -> Optional[str]:
+    """"" if @p name is @p wanted; how it differs if it is a near match; else None."""
+    if name == wanted:
+        return ""
+    stem, extension = os.path.splitext(name)
+    copy = COPY_SUFFIX.match(stem)
+    if name.lower() == wanted.lower():
+        return "the name differs only in case"
+    if copy and (copy["stem"] + extension).lower() == wanted.lower():
+        suffix = copy["suffix"]
+        kind = "a copy's suffix" if suffix.startswith(" ") else "Canvas's suffix for a file uploaded again"
+        case = "" if copy["stem"] + extension == wanted else ", and the case differs"
+        return f"'{suffix}' added ({kind}){case}"
+    return None
+
+
+def _zip_candidates(path: str, shown: str, wanted: str, in_course: str) -> Tuple[List[Candidate], List[str]]:
+    """The lab's file and its near matches in the zip @p path, and why members or the zip were refused."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as error:
+        return [], [f"{shown} cannot be read ({error.strerror})"]
+    if size > MAX_ZIP_BYTES:
+        return [], [f"{shown} is {size >> 20} MiB, more than the {MAX_ZIP_BYTES >> 20} MiB a submission's zip may be"]
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, NotImplementedError) as error:
+        return [], [f"{shown} is not a zip that can be read ({error})"]
+    if len(members) > MAX_ZIP_MEMBERS:
+        return [], [f"{shown} has {len(members)} members, more than the {MAX_ZIP_MEMBERS} a submission's zip may have"]
+    files = [m for m in members if not m.is_dir()]
+    tops = {m.filename.split("/")[0] for m in files if "/" in m.filename and not m.filename.startswith("__MACOSX/")}
+    single_top = tops.pop() + "/" if len(tops) == 1 and all("/" in m.filename for m in files) else ""
+    expected = {wanted, in_course, single_top + wanted, single_top + in_course}
+    found, refused = [], []
+    for member in files:
+        parts = member.filename.replace("\\", "/").split("/")
+        how = _how_named(parts[-1], wanted)
+        if how is None:
+            continue
+        where = f"{shown}: {member.filename}"
+        if member.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+            refused.append(f"{where} leaves the zip (a path traversal): not taken")
+        elif stat.S_ISLNK(member.external_attr >> 16):
+            refused.append(f"{where} is a symbolic link: not taken")
+        elif member.flag_bits & 0x1:
+            refused.append(f"{where} is encrypted: not taken")
+        elif member.file_size > MAX_SOURCE_BYTES:
+            refused.append(f"{where} is {member.file_size} bytes, more than a lab's file may be ({MAX_SOURCE_BYTES})")
+        elif parts[-1].startswith(".") or any(p.startswith(".") or p == "__MACOSX" for p in parts[:-1]):
+            continue  # macOS's ._ copies, hidden folders
+        else:
+            found.append(Candidate(path, member.filename, where, how, member.filename in expected and not how))
+    return found, refused
+
+
+def _folder_candidates(top: str, wanted: str, in_course: str) -> Tuple[List[Candidate], List[str]]:
+    """The lab's file and its near matches anywhere in the folder @p top (zips in it included)."""
+    found, refused, looked_at = [], [], 0
+    real_top = os.path.realpath(top)
+    for folder, subfolders, files in os.walk(top):  # symbolic links to folders are not followed
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        for name in sorted(files):
+            looked_at += 1
+            if looked_at > MAX_FILES_LOOKED_AT:
+                refused.append(f"more than {MAX_FILES_LOOKED_AT} files: the rest were not looked at")
+                return found, refused
+            if name.startswith("."):
+                continue
+            path = os.path.join(folder, name)
+            shown = os.path.relpath(path, top)
+            if name.lower().endswith(".zip"):
+                in_zip, why = _zip_candidates(path, shown, wanted, in_course)
+                found += in_zip
+                refused += why
+                continue
+            how = _how_named(name, wanted)
+            if how is None:
+                continue
+            if os.path.islink(path) and not os.path.realpath(path).startswith(real_top + os.sep):
+                refused.append(f"{shown} is a symbolic link out of the student's files: not taken")
+            elif not os.path.isfile(path):
+                refused.append(f"{shown} is not a file")
+            else:
+                found.append(Candidate(path, None, shown, how, shown in (wanted, in_course) and not how))
+    return found, refused
+
+
+def _holds(files: List[str]) -> str:
+    shown = ", ".join(files[:6]) + (f" and {len(files) - 6} more" if len(files) > 6 else "")
+    return f" (it holds {shown})" if files else " (it is empty)"
+
+
+def _choose(found: List[Candidate], refused: List[str], wanted: str, where: str, holds: List[str]) -> dict:
+    """The Submission fields for what was found in one student's files: the file to grade
+    and a note, or the problem."""
+    expected = [c for c in found if c.expected]
+    chosen = expected[0] if expected else (found[0] if len(found) == 1 else None)
+    if chosen is None and found:
+        names = ", ".join(c.shown for c in found)
+        return dict(problem=(Status.AMBIGUOUS, f"{len(found)} files could be {wanted}: {names}. Rename the one to "
+                                               f"grade {wanted} (or remove the others) and grade again."))
+    if chosen is None:
+        if refused:
+            return dict(problem=(Status.UNREADABLE, "; ".join(refused)))
+        return dict(problem=(Status.MISSING, f"no {wanted} in {where}{_holds(holds)}"))
+    notes = []
+    if chosen.why:
+        notes.append(f"graded {chosen.shown} as {wanted}: {chosen.why}")
+    elif not chosen.expected:
+        notes.append(f"graded {chosen.shown}, not at the top of the student's files")
+    others = [c.shown for c in found if c is not chosen]
+    if others:
+        notes.append(f"also found {', '.join(others)} (not graded)")
+    notes += refused
+    return dict(source=chosen.path, member=chosen.member, note="; ".join(notes))
+
+
+def _listing(path: str) -> List[str]:
+    try:
+        return sorted(entry for entry in os.listdir(path) if not entry.startswith("."))
+    except OSError:
+        return []
+
+
+def _visible(folder: str) -> List[os.DirEntry]:
+    entries = [e for e in os.scandir(folder) if not e.name.startswith(".") and e.name not in SKIPPED_FOLDERS]
+    return sorted(entries, key=lambda e: os.fsencode(e.name))
+
+
+# SUBMISSIONS' own entries are the instructor's (a link to a student's clone is followed);
+# what is inside a student's files is the student's (see _folder_candidates).
+def _is_dir(entry: os.DirEntry) -> bool:
+    return entry.is_dir()
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    return entry.is_file()
+
+
+def _finish(layout: str, named: List[Tuple[str, dict]], warnings: List[str]) -> Found:
+    """Submissions with names no two rows share, made from (name, fields) pairs."""
+    names = student_names([_safe(name) for name, _ in named])
+    names = _unique(names, [fields.get("student_id", "") for _, fields in named])
+    submissions = [Submission(student=name, **dict(dict(source=None), **fields))
+                   for name, (_, fields) in zip(names, named)]
+    for submission in submissions:
+        if submission.note:
+            warnings.append(f"{submission.student}: {submission.note}")
+    return Found(layout, submissions, warnings)
+
+
+def _one_student_message(folder: str, shown: str, wanted: str) -> str:
+    return (f"--submissions {folder} holds {shown} itself: that is one student's folder. Give the folder that holds "
+            f"the class's submissions (one folder or zip per student, each with its {wanted}; GitHub Classroom's "
+            f"clones; Canvas's or Gradescope's download).")
+
+
+def find(folder: str, wanted: str, in_course: str) -> Found:
+    """The submissions in @p folder, whatever the layout; @p wanted is the lab's file name and
+    @p in_course its path in the course's repository (where a student's clone has it).
+    Raises LayoutError when @p folder is not a class's submissions."""
+    found = _find(folder, wanted, in_course)
+    for submission in found.submissions:
+        submission.folder = folder
+    return found
+
+
+def _find(folder: str, wanted: str, in_course: str) -> Found:
+    entries = _visible(folder)
+    names = [entry.name for entry in entries]
+    if not entries:
+        raise LayoutError(f"--submissions {folder} is empty: it has no student folders, zips or files. Give the "
+                          f"folder that holds one folder (or zip) per student, each with its {wanted}.")
+    if GRADESCOPE_METADATA in names:
+        return _gradescope(folder, wanted, in_course, [])
+    only = entries[0] if len(entries) == 1 and _is_dir(entries[0]) else None
+    if only is not None and os.path.isfile(os.path.join(only.path, GRADESCOPE_METADATA)):
+        return _gradescope(only.path, wanted, in_course, [f"Gradescope's export is in {only.name}/: graded from there."])
+    canvas_files = [name for name in names if CANVAS_NAME.match(name) and os.path.isfile(os.path.join(folder, name))]
+    if len(canvas_files) * 2 > len(names):
+        return _canvas(folder, entries, wanted, in_course)
+    if os.path.isfile(os.path.join(folder, in_course)):
+        raise LayoutError(f"--submissions {folder} holds {in_course}: that is one student's repository. Give the "
+                          f"folder that holds the class's clones (GitHub Classroom's assistant makes one).")
+    students = [e for e in entries if _is_dir(e) or (_is_file(e) and e.name.lower().endswith(".zip"))]
+    lab_files = [name for name in names if _how_named(name, wanted) is not None]
+    if not students:
+        if lab_files:
+            raise LayoutError(_one_student_message(folder, lab_files[0], wanted))
+        raise LayoutError(f"--submissions {folder} has no student folders{_holds(names)}: give one folder (or zip) "
+                          f"per student, each with its {wanted}.")
+    warnings = []
+    ignored = [e.name for e in entries if e not in students]
+    if lab_files:
+        warnings.append(f"{', '.join(lab_files)} at the top of {folder} is no student's: ignored (is one of the "
+                        f"student folders missing its file?)")
+    elif ignored:
+        warnings.append(f"ignored, being neither a folder nor a zip: {', '.join(ignored[:10])}"
+                        f"{' ...' if len(ignored) > 10 else ''}")
+    if len(students) == 1:
+        warnings.append(f"one submission only: is {folder} the class's folder?")
+    return _folders(folder, students, wanted, in_course, warnings)
+
+
+def _folders(folder: str, students: List[os.DirEntry], wanted: str, in_course: str, warnings: List[str]) -> Found:
+    """One folder or zip per student; GitHub Classroom's clones are folders too."""
+    folders = [e for e in students if _is_dir(e)]
+    clones = [e for e in folders if os.path.exists(os.path.join(e.path, ".git"))
+              or os.path.isfile(os.path.join(e.path, in_course))]
+    github = bool(folders) and len(clones) * 2 > len(folders)
+    prefix = os.path.commonprefix([e.name for e in folders]) if github and len(folders) > 1 else ""
+    prefix = prefix[:prefix.rfind("-") + 1]
+    named = []
+    for entry in students:
+        if _is_dir(entry):
+            found, refused = _folder_candidates(entry.path, wanted, in_course)
+            fields = _choose(found, refused, wanted, "the student's folder", _listing(entry.path))
+            name = entry.name[len(prefix):] if prefix else entry.name
+            identity = dict(student_id=name, id_kind="GitHub user name") if github and prefix else {}
+        else:
+            found, refused = _zip_candidates(entry.path, entry.name, wanted, in_course)
+            fields = _choose(found, refused, wanted, entry.name, [])
+            name, identity = entry.name[:-len(".zip")], {}
+        named.append((name, dict(fields, **identity)))
+    zips = len(students) - len(folders)
+    if github:
+        layout = "clones of the students' repositories (GitHub Classroom)" + (
+            f"; the folders' common prefix '{prefix}' is taken for the assignment's, the rest for the GitHub user "
+            f"name" if prefix else "")
+    elif zips and folders:
+        layout = "one folder or zip per student"
+    else:
+        layout = "one zip per student" if zips else "one folder per student"
+    return _finish(layout, named, warnings)
+
+
+def _canvas(folder: str, entries: List[os.DirEntry], wanted: str, in_course: str) -> Found:
+    """Canvas's "Download Submissions": every student's files in one folder, each named
+    <name>_[LATE_]<user id>_<file id>_<the name it was uploaded under>."""
+    by_student: Dict[Tuple[str, str], List[Tuple[int, os.DirEntry, str, bool]]] = {}
+    ignored = []
+    for entry in entries:
+        match = CANVAS_NAME.match(entry.name) if _is_file(entry) else None
+        if not match:
+            ignored.append(entry.name)
+            continue
+        by_student.setdefault((match["name"], match["user"]), []).append(
+            (int(match["attachment"]), entry, match["file"], bool(match["late"])))
+    named = []
+    for (name, user), files in by_student.items():
+        files.sort(key=lambda f: -f[0])  # the newest upload first
+        found, refused = [], []
+        for _, entry, uploaded, _ in files:
+            if uploaded.lower().endswith(".zip"):
+                in_zip, why = _zip_candidates(entry.path, uploaded, wanted, in_course)
+                found, refused = found + in_zip, refused + why
+                continue
+            how = _how_named(uploaded, wanted)
+            if how is not None:
+                found.append(Candidate(entry.path, None, uploaded, how, not how))
+        fields = _choose(found, refused, wanted, "the student's Canvas files", [f[2] for f in files])
+        if any(late for *_, late in files):
+            fields["note"] = "; ".join(filter(None, ["Canvas marked it late", fields.get("note", "")]))
+        named.append((name, dict(fields, student_id=user, id_kind="Canvas user id")))
+    warnings = [f"ignored, not named as Canvas names submissions: {', '.join(ignored[:10])}"
+                f"{' ...' if len(ignored) > 10 else ''}"] if ignored else []
+    return _finish("Canvas's download (one folder of <name>_<user id>_<file id>_<file> files)", named, warnings)
+
+
+def _yaml_text(value: str) -> str:
+    """A YAML scalar as Gradescope writes them: plain, 'single' or "double" quoted."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            return str(json.loads(value))
+        except ValueError:
+            return value[1:-1]
+    return "" if value in ("~", "null") else value
+
+
+def read_gradescope_metadata(path: str) -> Dict[str, List[dict]]:
+    """submission_metadata.yml: each submission's folder name and its submitters (name, sid,
+    email). Only that part of the YAML is read, line by line (no YAML library is needed):
+
+        submission_123456:
+          :submitters:
+          - :name: Ada Lovelace
+            :sid: '1815'
+            :email: ada@example.edu
+          :created_at: ...
+    """
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().splitlines()
+    records: Dict[str, List[dict]] = {}
+    key, submitters_at = None, None
+    for line in lines:
+        body = line.strip()
+        if not body or body.startswith("#") or body == "---":
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            key = _yaml_text(body[:-1]) if body.endswith(":") else None
+            submitters_at = None
+            if key is not None:
+                records[key] = []
+            continue
+        if key is None:
+            continue
+        if body == ":submitters:":
+            submitters_at = indent
+            continue
+        if submitters_at is None or (indent <= submitters_at and not body.startswith("- ")):
+            submitters_at = None
+            continue
+        if body.startswith("- "):
+            records[key].append({})
+            body = body[2:].strip()
+        field_match = re.match(r"^:(name|sid|email):\s*(.*)$", body)
+        if field_match and records[key]:
+            records[key][-1][field_match[1]] = _yaml_text(field_match[2])
+    return records
+
+
+def _gradescope(folder: str, wanted: str, in_course: str, warnings: List[str]) -> Found:
+    """Gradescope's "Export Submissions": a folder per submission, submission_<id>/, and
+    submission_metadata.yml naming each one's students (more than one for a group)."""
+    try:
+        metadata = read_gradescope_metadata(os.path.join(folder, GRADESCOPE_METADATA))
+    except OSError as error:
+        raise LayoutError(f"cannot read {os.path.join(folder, GRADESCOPE_METADATA)}: {error.strerror}") from None
+    entries = [e for e in _visible(folder) if e.name != GRADESCOPE_METADATA]
+    ignored = [e.name for e in entries if not _is_dir(e)]
+    if ignored:
+        warnings.append(f"ignored, being no submission's folder: {', '.join(ignored[:10])}")
+    named = []
+    for entry in (e for e in entries if _is_dir(e)):
+        found, refused = _folder_candidates(entry.path, wanted, in_course)
+        fields = _choose(found, refused, wanted, "the submission's folder", _listing(entry.path))
+        people = metadata.get(entry.name, [])
+        if not people:
+            warnings.append(f"{entry.name} is not in {GRADESCOPE_METADATA}: graded under its folder's name")
+            named.append((entry.name, fields))
+            continue
+        members = [dict(name=p.get("name", ""), id=p.get("sid", ""), email=p.get("email", "")) for p in people]
+        name = " & ".join(p["name"] or p["email"] or entry.name for p in members)
+        named.append((name, dict(fields, student_id=";".join(p["id"] for p in members if p["id"]),
+                                 id_kind="Gradescope SID", email=";".join(p["email"] for p in members if p["email"]),
+                                 members=members if len(members) > 1 else [])))
+    missing = sorted(set(metadata) - {e.name for e in entries})
+    if missing:
+        warnings.append(f"{GRADESCOPE_METADATA} names submissions with no folder here: {', '.join(missing[:10])}")
+    if not named:
+        raise LayoutError(f"--submissions {folder} is Gradescope's export with no submission folders in it")
+    return _finish("Gradescope's export (submission_<id>/ folders and submission_metadata.yml)", named, warnings)
+
+
+def read_source(submission: Submission) -> bytes:
+    """The bytes of the lab's file, at most MAX_SOURCE_BYTES of them read; SourceError otherwise."""
+    limit = MAX_SOURCE_BYTES
+    too_large = f"more than {limit} bytes: a lab's file is some kilobytes"
+    try:
+        if submission.member is None:
+            with open(submission.source, "rb") as handle:
+                data = handle.read(limit + 1)
+        else:
+            with zipfile.ZipFile(submission.source) as archive:
+                member = archive.getinfo(submission.member)
+                if stat.S_ISLNK(member.external_attr >> 16) or member.flag_bits & 0x1:
+                    raise SourceError(f"{submission.member} is a symbolic link or encrypted")
+                with archive.open(member) as handle:
+                    data = handle.read(limit + 1)  # what the zip says of the size is not trusted
+    except (OSError, KeyError, zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError) as error:
+        raise SourceError(str(error)) from None
+    if len(data) > limit:
+        raise SourceError(too_large)
+    return data
