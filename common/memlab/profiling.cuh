@@ -53,7 +53,7 @@ int run_profile_program(int argc, char** argv, const std::string& api_symbol,
 /// whose CMake code defines MEMLAB_PROFILE_VARIANT and MEMLAB_PROFILE_VARIANT_FLAGS
 /// for the profile program).
 struct ProfileVariant {
-  std::string name;   ///< the build's suffix: lib<lab>_student_<name>.so beside lib<lab>_student.so
+  std::string name;   ///< the build's suffix: lib\<lab\>_student_\<name\>.so beside lib\<lab\>_student.so
   std::string flags;  ///< the extra nvcc flags, as the plan's text names them
 };
 
