@@ -81,11 +81,9 @@ def label(gpu: Optional[Gpu]) -> str:
     return f"{platform.node()} GPU {gpu.index}" if gpu else f"{platform.node()} (no GPU)"
 
 
-def describe(gpu: Optional[Gpu]) -> Optional[dict]:
-    """What a row's stored outcome keeps of the GPU that graded it."""
-    if gpu is None:
-        return None
-    facts = dict(asdict(gpu), host=platform.node(), label=label(gpu))
+def describe(gpu: Optional[Gpu]) -> dict:
+    """What a row's stored outcome keeps of the GPU that graded it (and the Slurm task)."""
+    facts = dict(asdict(gpu) if gpu else {}, host=platform.node(), label=label(gpu))
     job = os.environ.get("SLURM_JOB_ID")
     if job:
         facts["slurm_job"] = f"{os.environ.get('SLURM_ARRAY_JOB_ID', job)}_{os.environ.get('SLURM_ARRAY_TASK_ID', '')}"

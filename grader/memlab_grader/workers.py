@@ -202,7 +202,7 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
     signal.signal(signal.SIGTERM, cli.stop_like_ctrl_c)
     gpu_record = dict(label=name, host=platform.node(), index=gpu.index if gpu else None,
                       name=gpu.name if gpu else "", uuid=gpu.uuid if gpu else "",
-                      slurm_job=(gpus.describe(gpu) or {}).get("slurm_job"),
+                      slurm_job=gpus.describe(gpu).get("slurm_job"),
                       started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
     try:
         todo = [entry for entry in queue if grading.read_outcome(layout, entry["student"]) is None]
@@ -244,7 +244,7 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
         gpus.save_record(layout, name, gpu_record)
         say(f"the reference passes in {reference['run_seconds']:.1f} s; grading ({limits.run_seconds:.0f} s limit each)")
         maximum = points.total(table)
-        where = gpus.describe(gpu) or dict(label=name, host=platform.node())
+        where = gpus.describe(gpu)
         for index, entry in enumerate(queue):
             student = entry["student"]
             if grading.read_outcome(layout, student) is not None or not _claim(args.worker_claims, index):
