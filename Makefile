@@ -33,6 +33,8 @@ help:
 	@echo "Instructors and developers"
 	@echo "  make grade LAB=N SUBMISSIONS=DIR OUT=DIR   grade a class's submissions of lab N"
 	@echo "                       (POINTS=file, RESUME=1, SANITIZE=1; grader/grade.py --help for more)"
+	@echo "                       GPUS=all (or 0,1): one grading worker per GPU of this server"
+	@echo "                       SLURM=1: compile here, grade in a Slurm job array (GRADE_ARGS=\"--partition P ...\")"
 	@echo "                       students' code runs sandboxed by bubblewrap (bwrap); where bwrap cannot"
 	@echo "                       run, GRADE_ARGS=--no-sandbox grades without it (recorded in run.json)"
 	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
@@ -88,9 +90,10 @@ reliability: configure
 
 # The instructors' grader (grader/README.md). GRADE_ARGS passes any other option of grader/grade.py.
 grade: configure FORCE
-	$(if $(and $(LAB),$(SUBMISSIONS),$(OUT)),,$(error usage: make grade LAB=N SUBMISSIONS=DIR OUT=DIR [POINTS=file] [RESUME=1] [SANITIZE=1]))
+	$(if $(and $(LAB),$(SUBMISSIONS),$(OUT)),,$(error usage: make grade LAB=N SUBMISSIONS=DIR OUT=DIR [POINTS=file] [RESUME=1] [SANITIZE=1] [GPUS=all] [SLURM=1]))
 	@python3 grader/grade.py --lab '$(LAB)' --submissions '$(SUBMISSIONS)' --out '$(OUT)' --build '$(BUILD)' \
-	  --jobs $(JOBS) $(if $(POINTS),--points '$(POINTS)') $(if $(RESUME),--resume) $(if $(SANITIZE),--sanitize) $(GRADE_ARGS)
+	  --jobs $(JOBS) $(if $(POINTS),--points '$(POINTS)') $(if $(RESUME),--resume) $(if $(SANITIZE),--sanitize) \
+	  $(if $(GPUS),--gpus '$(GPUS)') $(if $(SLURM),--slurm) $(GRADE_ARGS)
 
 # Doxygen may have been installed after the first configure: look for it again.
 docs: configure

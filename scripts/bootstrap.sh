@@ -7,6 +7,8 @@
 #   scripts/bootstrap.sh --plots    ... and matplotlib, for the labs' plots
 #   scripts/bootstrap.sh --docs     ... and Doxygen and Graphviz, for `make docs`
 #   scripts/bootstrap.sh --grading  ... and bubblewrap, the sandbox of `make grade`
+#   scripts/bootstrap.sh --slurm    ... and slurm-wlm and munge, for the test of `make grade SLURM=1`
+#                                   on a one-node cluster (scripts/slurm-local-cluster.sh)
 #
 # Without apt-get (another distribution, an offline GPU server) it names what
 # is missing instead. Catch2, nlohmann-json and bwrap carried in .deps/
@@ -14,13 +16,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_plots=no want_docs=no want_grading=no
+want_plots=no want_docs=no want_grading=no want_slurm=no
 for arg in "$@"; do
   case "$arg" in
     --plots) want_plots=yes ;;
     --docs) want_docs=yes ;;
     --grading) want_grading=yes ;;
-    *) echo "bootstrap: unknown option $arg (use --plots, --docs, --grading)" >&2; exit 2 ;;
+    --slurm) want_slurm=yes ;;
+    *) echo "bootstrap: unknown option $arg (use --plots, --docs, --grading, --slurm)" >&2; exit 2 ;;
   esac
 done
 
@@ -79,6 +82,11 @@ fi
 # Grading runs each student's code under bwrap (grader/README.md, "The sandbox").
 if [ "$want_grading" = yes ] && ! command -v bwrap >/dev/null 2>&1 && [ ! -x .deps/bin/bwrap ]; then
   missing+=(bubblewrap)
+fi
+# The grader's Slurm test starts slurmctld, slurmd and munged itself (no systemd needed).
+if [ "$want_slurm" = yes ]; then
+  { command -v slurmctld || [ -x /usr/sbin/slurmctld ]; } >/dev/null 2>&1 || missing+=(slurm-wlm)
+  { command -v munged || [ -x /usr/sbin/munged ]; } >/dev/null 2>&1 || missing+=(munge)
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

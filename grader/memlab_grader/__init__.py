@@ -12,5 +12,8 @@ Modules, in the order a submission meets them:
   points     the points table and partial credit
   reports    gradebook, feedback, Gradescope results, class summary, run record
   exports    the gradebook as Canvas and Gradescope import scores
+  gpus       several GPUs: which one this process grades on, their run records
+  workers    one grading worker per GPU of a server (--gpus), over a shared queue
+  slurm      the job array and the report job of --slurm
   cli        the command line (grader/grade.py)
 """

@@ -28,7 +28,7 @@ import time
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
-from . import grading, layouts, points, reports
+from . import gpus, grading, layouts, points, reports, workers
 from .kit import Kit, KitError, load_kit
 from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
 from .statuses import Status
@@ -83,6 +83,7 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
                              "their code still runs in a process of its own, but with your user's rights (it can "
                              "read the course, OUT, the submissions and your files, and use the network); "
                              "recorded in run.json and the summary")
+    workers.add_arguments(parser)
     args = parser.parse_args(argv)
     # Folders relative to where grade.py was started: every later use runs in other
     # folders (the lab grader in its stage), so each is made absolute once, here.
@@ -94,6 +95,8 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if args.run_timeout is not None and args.run_timeout <= 0:
         parser.error("--run-timeout must be positive")
+    if workers.check_arguments(args):
+        parser.error(workers.check_arguments(args))
     return args
 
 
@@ -222,12 +225,12 @@ class Progress:
 
 
 def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, sanitizer: str,
-              sandbox: Optional[RunnerSandbox]) -> dict:
+              sandbox: Optional[RunnerSandbox], stage_name: str = "reference") -> dict:
     """Grades the reference as if it were a student (in the students' sandbox,
     when there is one): proves the GPU, the lab and the sandbox work here,
     gives the run time limit, and the reference timings for the run record.
     Returns its outcome (status NO_GPU without a GPU)."""
-    stage = os.path.join(layout.work, "reference")
+    stage = os.path.join(layout.work, stage_name)
     os.makedirs(stage, exist_ok=True)
     generous = grading.Limits(run_seconds=600, sanitize_seconds=600, output_bytes=args.output_limit)
     outcome = grading.grade_build(kit, "(reference)", kit.reference, stage=stage, keep_dir=stage, limits=generous,
@@ -338,6 +341,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         found = layouts.find(args.submissions, kit.skeleton,
                              os.path.relpath(os.path.join(kit.lab_dir, kit.skeleton), kit.source_dir))
         submissions = found.submissions
+        if args.worker_queue:  # one of several workers (workers.py), on its GPU
+            return workers.work(args, lab, kit, table, sanitizer)
+        if args.reports_only:
+            return workers.reports_only(args, lab, table, submissions)
+        try:
+            dispatcher = workers.dispatcher(args)  # None: graded here, on this machine's GPU
+        except ValueError as error:
+            raise BadInput(str(error)) from None
     except (BadInput, KitError, points.PointsError, layouts.LayoutError) as error:
         print(f"grade.py: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -385,13 +396,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print_warnings(found.warnings)
 
         sandbox, no_sandbox_because = None, "--no-sandbox: the instructor chose to run students' code unconfined"
-        if pending and not args.no_sandbox:
+        if pending and not args.no_sandbox and dispatcher is None:
             sandbox, no_sandbox_because = runner_sandbox(kit, args)
         # Without a working sandbox, the reference alone (the course's own code)
         # runs: it tells whether there is a GPU, and so whether the sandbox matters.
-        reference = calibrate(kit, layout, args, sanitizer, sandbox) if pending else None
+        # With several workers, each calibrates on its own GPU, and checks its own sandbox.
+        reference = calibrate(kit, layout, args, sanitizer, sandbox) if pending and dispatcher is None else None
         have_gpu = reference is not None and reference["status"] != Status.NO_GPU
-        if pending:
+        if pending and dispatcher is None:
             if have_gpu and sandbox is None and not args.no_sandbox:
                 raise SetupFailed(
                     f"the sandbox for students' code cannot start here: {no_sandbox_because}\n"
@@ -435,13 +447,17 @@ def main(argv: Optional[List[str]] = None) -> int:
             if held_by.startswith("signals"):
                 print(f"WARNING: runners are held between calls by {held_by}: a submission can arrange to run "
                       "while it should be stopped, and the grader only notices afterwards.", flush=True)
-        elif pending:
+        elif pending and dispatcher is None:
             print("No GPU here: submissions are compiled and scanned, and marked 'not run: no GPU'.", flush=True)
 
         compiled = compile_all(pending, kit, layout, limits, args.jobs, progress)
         outcomes.update(compiled)
         ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == Status.COMPILED]
-        if have_gpu:
+        if dispatcher is not None:
+            outcomes.update(dispatcher.grade(ready, kit, layout, record, args, lab))
+            if dispatcher.reports_later:
+                return EXIT_DONE  # submitted: the report job writes the reports once the tasks end
+        elif have_gpu:
             outcomes.update(run_all(ready, kit, layout, limits, args, sanitizer, sandbox, table, progress))
         else:
             for outcome in ready:
@@ -468,6 +484,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     rows = [outcomes.get(s.student) or dict(s.identity(), status=Status.NOT_GRADED_YET, detail="", checks=[])
             for s in submissions]
+    gpus.merge_records(layout, record)
     scored = reports.write_reports(layout, lab, rows, table, record)
     graded = sum(r.status == Status.GRADED for r in scored)
     print(f"\n{lab}: {len(scored)} rows, {graded} graded to the end. Gradebook: {os.path.join(args.out, 'gradebook.csv')}; "

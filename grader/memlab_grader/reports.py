@@ -14,7 +14,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from . import exports, grading
+from . import exports, gpus, grading
 from .grading import write_text_atomically
 from .points import Rule, Table, earned, format_points, total
 from .statuses import Status
@@ -232,6 +232,7 @@ def summary_sections(lab: str, rows: Sequence[Scored], table: Table, record: dic
     sections.append(Section("Timing spread: student time / reference time",
                             ["check", "timed", "fastest", "median", "slowest", "full points"], timing_rows))
 
+    sections += gpus.summary_sections(rows, record)  # several GPUs: which graded which row
     sections.append(Section("Students", ["student", "status", "total", "detail"],
                             [[row.student, row.status, format_points(row.total) if row.final else "-",
                               _one_line(row.outcome.get("detail", ""), 120)] for row in rows]))

@@ -20,7 +20,8 @@ What the "student" does is read from markers in the student's build
   FAKE_PRINTS_PASS    prints a results-like text claiming full marks, and fails
   FAKE_SLOW=s         sleeps s seconds before the checks (unless FAKE_NOT_SLOW is set)
 Environment: FAKE_NO_GPU=1 makes it exit 77; FAKE_RUN_LOG=file gets a line per
-run; FAKE_ARGS_LOG=file gets each run's command line as a JSON line."""
+run; FAKE_ARGS_LOG=file gets each run's command line as a JSON line; FAKE_GPU_LOG=file
+gets a JSON line per run when it ends: its CUDA_VISIBLE_DEVICES, start and end times."""
 import json
 import os
 import re
@@ -41,6 +42,15 @@ text = open(student, encoding="latin-1").read()
 if os.environ.get("FAKE_RUN_LOG"):
     with open(os.environ["FAKE_RUN_LOG"], "a") as log:
         log.write(os.path.basename(os.path.dirname(student)) + "\n")
+if os.environ.get("FAKE_GPU_LOG"):
+    import atexit
+    started = time.time()
+
+    def log_gpu():
+        with open(os.environ["FAKE_GPU_LOG"], "a") as log:
+            log.write(json.dumps(dict(gpu=os.environ.get("CUDA_VISIBLE_DEVICES", ""), start=started, end=time.time(),
+                                      student=os.path.basename(os.path.dirname(student)))) + "\n")
+    atexit.register(log_gpu)
 if os.environ.get("FAKE_ARGS_LOG"):
     with open(os.environ["FAKE_ARGS_LOG"], "a") as log:
         log.write(json.dumps(sys.argv) + "\n")

@@ -1,0 +1,127 @@
+"""Grading on every GPU of a server (grade.py --gpus), on stand-ins: a fake
+nvidia-smi lists the GPUs, the stand-in lab grader logs which GPU each run saw
+and when. Each GPU grades alone, is calibrated on its own, and is named in each
+row it graded; GPUs of two models are refused unless asked for; an interrupted
+run with two workers resumes without a row graded twice or lost."""
+import glob
+import json
+import os
+import signal
+import subprocess
+import time
+
+from helpers import STANDINS, GraderTestCase
+
+
+class GradesOnEveryGpu(GraderTestCase):
+    def setUp(self):
+        super().setUp()
+        self.bin = os.path.join(self.root, "bin")
+        os.makedirs(self.bin)
+        os.symlink(os.path.join(STANDINS, "fake_nvidia_smi.py"), os.path.join(self.bin, "nvidia-smi"))
+        self.env = dict(PATH=self.bin + os.pathsep + os.environ["PATH"], FAKE_GPUS="Fake H200;Fake H200")
+
+    def read(self, name):
+        with open(os.path.join(self.out, name), encoding="utf-8") as handle:
+            return handle.read()
+
+    def outcome(self, student):
+        with open(os.path.join(self.out, "students", student, "outcome.json"), encoding="utf-8") as handle:
+            return json.load(handle)
+
+    def test_each_gpu_grades_alone_and_each_row_names_its_gpu(self):
+        students = [f"s{n}" for n in range(8)]
+        for student in students:
+            self.submit(student, "FAKE_SLOW=0.4")
+        log = os.path.join(self.root, "gpus.log")
+        finished = self.grade("--gpus", "all", env=dict(self.env, FAKE_GPU_LOG=log))
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        self.assertEqual({s: r["total"] for s, r in self.gradebook().items()}, {s: "100" for s in students})
+        used = {self.outcome(s)["gpu"]["uuid"] for s in students}
+        self.assertEqual(used, {"GPU-fake-0", "GPU-fake-1"})  # the queue is shared: both took some
+        self.assertEqual(self.outcome("s0")["gpu"]["name"], "Fake H200")
+        with open(log) as handle:
+            runs = [json.loads(line) for line in handle]
+        for gpu in ("GPU-fake-0", "GPU-fake-1"):
+            spans = sorted((r["start"], r["end"]) for r in runs if r["gpu"] == gpu)
+            self.assertTrue(all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])),
+                            f"two runs at once on {gpu}: {spans}")
+            self.assertTrue(any(r["student"] == "kit" for r in runs if r["gpu"] == gpu),  # the reference
+                            f"{gpu} was not calibrated")
+        self.assertEqual(sorted(r["student"] for r in runs if r["student"] != "kit"), students)
+        record = json.loads(self.read("run.json"))
+        self.assertEqual(len(record["gpus"]), 2)
+        for data in record["gpus"].values():
+            self.assertIn("seconds", data["reference_run"])
+            self.assertTrue(data["uuid"].startswith("GPU-fake-"))
+        self.assertEqual(record["gpu"]["GPU"], "Fake GPU")
+        summary = self.read("summary.md")
+        self.assertIn("## Which GPU graded which row", summary)
+        self.assertIn("GPU-fake-1", summary)
+
+    def test_a_list_of_gpus(self):
+        self.submit("one", "fine")
+        finished = self.grade("--gpus", "1", env=dict(self.env, FAKE_GPUS="Fake H200;Fake H200;Fake H200"))
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertEqual(self.outcome("one")["gpu"]["uuid"], "GPU-fake-1")
+        self.out = os.path.join(self.root, "out2")
+        finished = self.grade("--gpus", "0,5", env=self.env)
+        self.assertEqual(finished.returncode, 2)
+        self.assertIn("there is no GPU 5 here", finished.stderr)
+
+    def test_gpus_of_two_models_are_refused_unless_asked_for(self):
+        self.submit("one", "fine")
+        self.submit("two", "fine")
+        mixed = dict(self.env, FAKE_GPUS="Fake H200;Fake H100")
+        finished = self.grade("--gpus", "all", env=mixed)
+        self.assertEqual(finished.returncode, 2)
+        self.assertIn("different models (Fake H100, Fake H200)", finished.stderr)
+        self.assertFalse(os.path.exists(self.out))
+        finished = self.grade("--gpus", "all", "--mixed-gpus", env=mixed)
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertIn("WARNING: they are of different models", self.read("summary.md"))
+
+    def test_a_resume_on_another_model_is_refused(self):
+        self.submit("one", "fine")
+        self.submit("two", "FAKE_COMPILE_ERROR")
+        finished = self.grade("--gpus", "all", env=dict(self.env, FAKE_NO_GPU="1"))
+        self.assertEqual(finished.returncode, 1, finished.stderr)  # no GPU worked: "not run: no GPU"
+        self.assertEqual(self.gradebook()["one"]["status"], "not run: no GPU")
+        finished = self.grade("--gpus", "all", "--resume", env=self.env)
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        finished = self.grade("--gpus", "0", "--resume", env=dict(self.env, FAKE_GPUS="Fake H100"))
+        self.assertEqual(finished.returncode, 0, finished.stderr)  # nothing left to grade: nothing refused
+        # A row left to grade, on another model: refused.
+        os.remove(os.path.join(self.out, "students", "one", "outcome.json"))
+        finished = self.grade("--gpus", "0", "--resume", env=dict(self.env, FAKE_GPUS="Fake H100"))
+        self.assertEqual(finished.returncode, 3, finished.stdout + finished.stderr)
+        self.assertIn("graded on a Fake H200", finished.stderr)
+
+    def test_an_interrupted_run_with_two_workers_resumes_without_a_row_twice_or_lost(self):
+        students = [f"s{n:02d}" for n in range(10)]
+        for student in students:
+            self.submit(student, "FAKE_SLOW=1")
+        process = subprocess.Popen(self.grade_command("--gpus", "all"), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, env=dict(os.environ, **self.env),
+                                   start_new_session=True)
+        deadline = time.time() + 60
+        while len(glob.glob(os.path.join(self.out, "students", "*", "outcome.json"))) < 3:
+            self.assertLess(time.time(), deadline, "nothing was graded")
+            time.sleep(0.1)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C at the terminal: to grade.py and its workers
+        out, errors = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130, out + errors)
+        book = self.gradebook()
+        done = {s for s, row in book.items() if row["status"] == "graded"}
+        self.assertGreaterEqual(len(done), 3)
+        self.assertTrue(all(book[s]["status"] == "not graded yet" for s in set(students) - done), book)
+        self.assertLess(len(done), len(students))
+        log = os.path.join(self.root, "runs.log")
+        finished = self.grade("--gpus", "all", "--resume", env=dict(self.env, FAKE_NOT_SLOW="1", FAKE_RUN_LOG=log))
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        with open(log) as handle:
+            ran = [line.strip() for line in handle if line.strip() != "kit"]  # the reference: each GPU's calibration
+        self.assertEqual(sorted(ran), sorted(set(students) - done))  # each of the rest once, none of the done
+        book = self.gradebook()
+        self.assertEqual(sorted(book), students)
+        self.assertTrue(all(row["status"] == "graded" for row in book.values()))
