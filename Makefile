@@ -20,7 +20,7 @@ CMAKE_ARGS += $(if $(shell command -v ninja 2>/dev/null),-G Ninja)
 LABS := $(sort $(foreach dir,$(wildcard labs/lab*_*/),$(firstword $(subst _, ,$(notdir $(dir:/=))))))
 STAMP := $(BUILD)/.configured
 
-.PHONY: help bootstrap configure build test gpu-check bench reliability grade docs clean carry-deps FORCE
+.PHONY: help bootstrap configure build test gpu-check bench reliability grade release docs clean carry-deps FORCE
 .DEFAULT_GOAL := help
 FORCE:
 
@@ -37,6 +37,7 @@ help:
 	@echo "                       SLURM=1: compile here, grade in a Slurm job array (GRADE_ARGS=\"--partition P ...\")"
 	@echo "                       students' code runs sandboxed by bubblewrap (bwrap); where bwrap cannot"
 	@echo "                       run, GRADE_ARGS=--no-sandbox grades without it (recorded in run.json)"
+	@echo "  make release OUT=DIR the students' handout: no solutions, the references prebuilt for every GPU"
 	@echo "  make gpu-check       build and run every GPU test, print a table (REPEAT=20, TESTS=regex)"
 	@echo "  make bench           the performance report: each lab's reference against thrust and cuBLAS"
 	@echo "                       (printed, and written to $(BUILD)/bench/report.md)"
@@ -94,6 +95,13 @@ grade: configure FORCE
 	@python3 grader/grade.py --lab '$(LAB)' --submissions '$(SUBMISSIONS)' --out '$(OUT)' --build '$(BUILD)' \
 	  --jobs $(JOBS) $(if $(POINTS),--points '$(POINTS)') $(if $(RESUME),--resume) $(if $(SANITIZE),--sanitize) \
 	  $(if $(GPUS),--gpus '$(GPUS)') $(if $(SLURM),--slurm) $(GRADE_ARGS)
+
+# The students' handout (scripts/release.py): the labs without solutions/, each reference
+# prebuilt for every supported GPU in references/, checked for solution source.
+release: FORCE
+	$(if $(OUT),,$(error usage: make release OUT=DIR))
+	@scripts/bootstrap.sh
+	@JOBS=$(JOBS) python3 scripts/release.py --out '$(OUT)' --build '$(BUILD)/release'
 
 # Doxygen may have been installed after the first configure: look for it again.
 docs: configure

@@ -8,11 +8,18 @@
 #    that the driver can compile for newer GPUs.
 #  - Either way the user has the last word: -DCMAKE_CUDA_ARCHITECTURES=86 or
 #    the CUDAARCHS environment variable.
+#  - -DMEMLAB_PORTABLE=ON (`make release`, scripts/release.py): the default
+#    list, GPU or not, for libraries that must run on every student's GPU.
+set(memlab_default_architectures "75-real;80-real;86-real;89-real;90")
+if(MEMLAB_PORTABLE)
+  set(CMAKE_CUDA_ARCHITECTURES "${memlab_default_architectures}" CACHE STRING
+      "GPU architectures to build for (MEMLAB_PORTABLE: Turing to Hopper)" FORCE)
+  return()
+endif()
 if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
   return()
 endif()
 
-set(memlab_default_architectures "75-real;80-real;86-real;89-real;90")
 find_program(MEMLAB_NVIDIA_SMI nvidia-smi)
 set(memlab_gpu_architectures "")
 if(MEMLAB_NVIDIA_SMI)

@@ -38,6 +38,37 @@ function(memlab_add_lab_build target lab source)
     CXX_VISIBILITY_PRESET hidden)
 endfunction()
 
+# The lab's reference build, <lab>_reference: compiled from <solution>; or, in a
+# released tree (`make release`: no solutions/, a references/ folder instead),
+# the prebuilt library copied to where the compiled one would be, beside the grader.
+set(MEMLAB_PREBUILT_REFERENCES "${PROJECT_SOURCE_DIR}/references")
+function(memlab_add_reference lab solution)
+  if(EXISTS "${solution}")
+    memlab_add_lab_build(${lab}_reference ${lab} "${solution}")
+    return()
+  endif()
+  set(prebuilt "${MEMLAB_PREBUILT_REFERENCES}/lib${lab}_reference.so")
+  if(NOT EXISTS "${prebuilt}")
+    message(FATAL_ERROR "${lab}: neither its solution (${solution}) nor a prebuilt reference (${prebuilt}) is here")
+  endif()
+  # It links the CUDA runtime it was built with (libcudart.so.<major>), as the grader will.
+  string(REGEX MATCH "^[0-9]+" built_with "${MEMLAB_RELEASE_CUDA_VERSION}")
+  string(REGEX MATCH "^[0-9]+" here "${CMAKE_CUDA_COMPILER_VERSION}")
+  if(NOT built_with STREQUAL here)
+    message(FATAL_ERROR "The prebuilt references in ${MEMLAB_PREBUILT_REFERENCES} were built with CUDA "
+      "${MEMLAB_RELEASE_CUDA_VERSION}, and this machine's toolkit is CUDA ${CMAKE_CUDA_COMPILER_VERSION}: "
+      "install CUDA ${built_with}, or ask your instructor for a release built with CUDA ${here}.")
+  endif()
+  set(copy "${CMAKE_BINARY_DIR}/labs/${lab}/lib${lab}_reference.so")
+  add_custom_command(OUTPUT "${copy}" COMMAND "${CMAKE_COMMAND}" -E copy "${prebuilt}" "${copy}"
+                     DEPENDS "${prebuilt}" VERBATIM)
+  add_custom_target(${lab}_reference_copy DEPENDS "${copy}")
+  # An imported target: $<TARGET_FILE:${lab}_reference> and dependencies on it work as for a built one.
+  add_library(${lab}_reference MODULE IMPORTED GLOBAL)
+  set_target_properties(${lab}_reference PROPERTIES IMPORTED_LOCATION "${copy}")
+  add_dependencies(${lab}_reference ${lab}_reference_copy)
+endfunction()
+
 # memlab_add_lab_program(<target> <lab> <sources> <library>): a program of the
 # lab's (its grader, its profile driver), built beside the lab's builds.
 function(memlab_add_lab_program target lab sources library)
@@ -167,7 +198,7 @@ function(memlab_add_lab)
   set_target_properties(${lab}_table PROPERTIES CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden)
 
   memlab_add_lab_build(${lab}_student ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
-  memlab_add_lab_build(${lab}_reference ${lab} "${LAB_SOLUTION}")
+  memlab_add_reference(${lab} "${LAB_SOLUTION}")
 
   set(symbol "memlab_${lab}_api")  # what a build of the lab exports (its TABLE defines it)
   memlab_add_lab_program(${lab}_grader ${lab} "${LAB_GRADER}" memlab::grading)

@@ -29,7 +29,7 @@ from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
 from . import gpus, grading, layouts, points, reports, workers
-from .kit import Kit, KitError, load_kit
+from .kit import Kit, KitError, architecture_numbers, load_kit
 from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
 from .statuses import Status
 
@@ -319,6 +319,41 @@ def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grad
     return graded
 
 
+def kit_record(kit: Kit) -> dict:
+    """run.json's account of a kit: what a row's verdict depends on."""
+    return dict(fingerprint=kit.fingerprint(), compiler=kit.compiler,
+                compiler_version=tool_version([kit.compiler, "--version"]), compile_flags=kit.compile_flags,
+                architectures=kit.architectures, git=source_version())
+
+
+def compiles_alike(earlier: dict, now: dict) -> bool:
+    """Whether a compile with the kit @p now would reach the verdict one with @p earlier reached:
+    the same course, compiler and flags, and the earlier architectures include these."""
+    return (all(earlier.get(key) == now[key] for key in ("git", "compiler_version", "compile_flags")) and
+            architecture_numbers(now["architectures"]) <= architecture_numbers(earlier.get("architectures", "")))
+
+
+def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out: str) -> Tuple[Dict[str, dict], str]:
+    """Of an earlier run's final rows, those this run keeps, and why the rest are compiled
+    again ("" when none are). With the same kit, every row. With another (a GPU server
+    finishing a run begun on a machine without a GPU, whose build targets other
+    architectures): rows settled without a GPU, and those settled by the compiler only
+    if this kit compiles alike. Rows graded on a GPU with another grader: none (refused)."""
+    if not earlier or earlier.get("fingerprint") == now["fingerprint"]:
+        return kept, ""
+    ran = sorted(student for student, outcome in kept.items() if outcome["status"] not in grading.SETTLED_WITHOUT_GPU)
+    if ran:
+        raise SetupFailed(f"{lab}'s grader, reference or table has changed since the run in {out} began, and "
+                          f"{len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
+                          "GPU with the earlier one: --resume would mix two graders' results. Grade into a new folder.")
+    if compiles_alike(earlier, now):
+        return kept, ""
+    why = (f"they were compiled for architectures {earlier.get('architectures')} (course {earlier.get('git')}, "
+           f"{earlier.get('compiler_version')}), this kit compiles for {now['architectures']} (course {now['git']}, "
+           f"{now['compiler_version']})")
+    return {s: o for s, o in kept.items() if o["status"] not in grading.SETTLED_BY_COMPILING}, why
+
+
 def stop_like_ctrl_c(*_) -> None:
     """SIGTERM (a batch system's stop) ends the run as Ctrl-C does: finished rows kept."""
     raise KeyboardInterrupt
@@ -368,32 +403,34 @@ def main(argv: Optional[List[str]] = None) -> int:
     record: dict = {}
     try:
         kit = kit.snapshot(os.path.join(layout.work, "kit"))
-        fingerprint = kit.fingerprint()
-        if earlier and earlier.get("kit", {}).get("fingerprint") != fingerprint:
-            raise SetupFailed(f"{lab}'s grader, reference or table has changed since the run in {args.out} began: "
-                              "--resume would mix two graders' results. Grade into a new folder.")
-        record = dict(earlier) or dict(
-            tool="memlab instructors' grader", lab=lab, version=kit.version, git=source_version(),
-            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            kit=dict(fingerprint=fingerprint, compiler=kit.compiler, compiler_version=tool_version([kit.compiler, "--version"]),
-                     compile_flags=kit.compile_flags, architectures=kit.architectures))
-        record.update(seed=args.seed, sanitize=args.sanitize, submissions=os.path.abspath(args.submissions),
-                      layout=found.layout,
-                      points={c: dict(points=r.points, full_at=r.full_at, zero_at=r.zero_at) for c, r in table.items()},
-                      points_override=os.path.abspath(args.points) if args.points else None)
-        record.setdefault("sessions", []).append(dict(
-            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"), host=platform.node(),
-            cpus=os.cpu_count(), jobs=args.jobs, resumed=args.resume))
-
+        this_kit = kit_record(kit)
         for submission in submissions:
             kept = grading.read_outcome(layout, submission.student) if args.resume else None
             if kept:
                 outcomes[submission.student] = kept
+        outcomes, compile_again_because = rows_to_keep(outcomes, earlier.get("kit", {}), this_kit, lab, args.out)
+        record = dict(earlier) or dict(
+            tool="memlab instructors' grader", lab=lab, version=kit.version, git=source_version(),
+            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
+        # The kit that grades on the GPU from now on; each session's own is in its entry.
+        record.update(kit=this_kit, seed=args.seed, sanitize=args.sanitize, submissions=os.path.abspath(args.submissions),
+                      layout=found.layout,
+                      points={c: dict(points=r.points, full_at=r.full_at, zero_at=r.zero_at) for c, r in table.items()},
+                      points_override=os.path.abspath(args.points) if args.points else None)
+        session = dict(started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+                       host=platform.node(), cpus=os.cpu_count(), jobs=args.jobs, resumed=args.resume,
+                       kit=this_kit["fingerprint"], architectures=kit.architectures, kept_rows=len(outcomes))
+        if compile_again_because:
+            session["compiled_again"] = f"rows settled by the compiler: {compile_again_because}"
+        record.setdefault("sessions", []).append(session)
+
         pending = [s for s in submissions if s.student not in outcomes]
         print(f"{lab}: {len(submissions)} submissions in {args.submissions}"
               f"{f', {len(submissions) - len(pending)} already graded' if args.resume else ''}: {found.layout}.",
               flush=True)
         print_warnings(found.warnings)
+        if compile_again_because:
+            print(f"Compile errors and forbidden APIs are compiled again here: {compile_again_because}.", flush=True)
 
         sandbox, no_sandbox_because = None, "--no-sandbox: the instructor chose to run students' code unconfined"
         if pending and not args.no_sandbox and dispatcher is None:
@@ -464,7 +501,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                 outcome.update(status=Status.NO_GPU, detail="compiled; this machine has no GPU to run it")
                 outcome.pop("library", None)
                 grading.save_outcome(layout, outcome)
-        record["sessions"][-1]["finished"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        record["sessions"][-1].update(
+            finished=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            gpu=record["gpu"].get("GPU", "") if have_gpu else None,
+            compiled=sorted(compiled),
+            graded_on_gpu=sorted(o["student"] for o in ready if outcomes[o["student"]]["status"] not in grading.NOT_FINAL))
         status = EXIT_DONE
     except (KeyboardInterrupt, SetupFailed) as stop:
         kill_all()

@@ -28,6 +28,10 @@ from .statuses import Status
 
 # Every status but these is final: --resume keeps the row.
 NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET}
+# Final rows settled before any GPU run, by the compiler (its flags and architectures
+# matter), and by reading the folder (nothing of the kit matters).
+SETTLED_BY_COMPILING = {Status.FORBIDDEN, Status.COMPILE_ERROR, Status.COMPILE_TIMEOUT}
+SETTLED_WITHOUT_GPU = {Status.MISSING, Status.UNREADABLE} | SETTLED_BY_COMPILING
 
 # The lab grader's exit codes (common/memlab/grading/main.cpp, printed by --contract; the
 # grader.contract test checks that these copies agree).

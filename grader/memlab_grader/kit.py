@@ -105,6 +105,11 @@ def architecture_flags(architectures: str) -> List[str]:
     return flags
 
 
+def architecture_numbers(architectures: str) -> set:
+    """The GPUs a CMake CUDA_ARCHITECTURES value compiles for, by number ("90-real" -> "90")."""
+    return {entry.partition("-")[0] for entry in architectures.split(";") if entry}
+
+
 def load_kit(path: str) -> Kit:
     try:
         with open(path, encoding="utf-8") as handle:

@@ -399,6 +399,48 @@ class Resumes(GraderTestCase):
         self.assertEqual(finished.returncode, 0, finished.stderr)
         self.assertEqual({r["status"] for r in self.gradebook().values()}, {"graded"})
 
+    def rebuild_kit(self, architectures):
+        """The kit as another machine builds it: other binaries, for @p architectures."""
+        self.write(os.path.join(self.root, "kit", "table.o"), f"built for {architectures}")
+        with open(self.kit, encoding="utf-8") as handle:
+            kit = json.load(handle)
+        self.write(self.kit, json.dumps(dict(kit, architectures=architectures)))
+
+    def compile_without_a_gpu_then_resume_on_one(self, architectures_without, architectures_with):
+        self.submit("good", "all fine")
+        self.submit("broken", "FAKE_COMPILE_ERROR")
+        self.submit("forbidden", "#include <cublas_v2.h>")
+        self.rebuild_kit(architectures_without)
+        self.assertEqual(self.grade(env={"FAKE_NO_GPU": "1"}).returncode, 1)
+        self.rebuild_kit(architectures_with)
+        finished = self.grade("--resume")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
+                         {"good": "graded", "broken": "compile error", "forbidden": "forbidden API"})
+        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
+            return finished, json.load(handle)
+
+    def test_a_gpu_server_finishes_what_a_machine_without_a_gpu_compiled(self):
+        # The GPU server builds for its own GPU, which the first machine's build included.
+        finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real;90", "90")
+        without, gpu_server = record["sessions"]
+        self.assertEqual((without["architectures"], without["gpu"], without["compiled"], without["graded_on_gpu"]),
+                         ("75-real;80-real;90", None, ["broken", "forbidden", "good"], []))
+        self.assertEqual((gpu_server["architectures"], gpu_server["compiled"], gpu_server["graded_on_gpu"]),
+                         ("90", ["good"], ["good"]))  # the compile error and forbidden API kept
+        self.assertEqual(gpu_server["kept_rows"], 2)
+        self.assertNotEqual(without["kit"], gpu_server["kit"])
+        self.assertEqual(record["kit"]["fingerprint"], gpu_server["kit"])  # the kit that graded on the GPU
+        self.assertNotIn("compiled_again", gpu_server)
+
+    def test_rows_compiled_for_other_architectures_are_compiled_again(self):
+        finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real", "90")
+        gpu_server = record["sessions"][1]
+        self.assertEqual((gpu_server["compiled"], gpu_server["graded_on_gpu"], gpu_server["kept_rows"]),
+                         (["broken", "forbidden", "good"], ["good"], 0))
+        self.assertIn("compiled for architectures 75-real;80-real", gpu_server["compiled_again"])
+        self.assertIn("compiled again here", finished.stdout)
+
     def test_resume_refuses_a_changed_grader(self):
         self.submit("a", "all fine")
         self.assertEqual(self.grade().returncode, 0)
@@ -406,6 +448,7 @@ class Resumes(GraderTestCase):
         finished = self.grade("--resume")
         self.assertEqual(finished.returncode, 3)
         self.assertIn("has changed since the run", finished.stderr)
+        self.assertIn("1 rows (a) were graded on a GPU with the earlier one", finished.stderr)
 
 
 class RefusesBadInput(GraderTestCase):
