@@ -38,16 +38,24 @@ function(memlab_add_lab_build target lab source)
     CXX_VISIBILITY_PRESET hidden)
 endfunction()
 
-# The lab's reference build, <lab>_reference: compiled from <solution>; or, in a
-# released tree (`make release`: no solutions/, a references/ folder instead),
-# the prebuilt library copied to where the compiled one would be, beside the grader.
+# memlab_add_reference(<target> <lab> <solution> [<nvcc flag>...]): a reference
+# build, <lab>_reference or a profile variant's <lab>_reference_<variant> (built
+# with the extra flags). Compiled from <solution>; or, in a released tree (`make
+# release`: no solutions/, a references/ folder instead), the prebuilt
+# lib<target>.so copied to where the compiled one would be, beside the grader.
+# Every reference build is listed in the build folder's reference_builds.txt
+# (CMakeLists.txt), which `make release` builds and ships.
 set(MEMLAB_PREBUILT_REFERENCES "${PROJECT_SOURCE_DIR}/references")
-function(memlab_add_reference lab solution)
+function(memlab_add_reference target lab solution)
+  set_property(GLOBAL APPEND PROPERTY memlab_reference_builds ${target})
   if(EXISTS "${solution}")
-    memlab_add_lab_build(${lab}_reference ${lab} "${solution}")
+    memlab_add_lab_build(${target} ${lab} "${solution}")
+    if(ARGN)
+      target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${ARGN}>")
+    endif()
     return()
   endif()
-  set(prebuilt "${MEMLAB_PREBUILT_REFERENCES}/lib${lab}_reference.so")
+  set(prebuilt "${MEMLAB_PREBUILT_REFERENCES}/lib${target}.so")
   if(NOT EXISTS "${prebuilt}")
     message(FATAL_ERROR "${lab}: neither its solution (${solution}) nor a prebuilt reference (${prebuilt}) is here")
   endif()
@@ -59,14 +67,14 @@ function(memlab_add_reference lab solution)
       "${MEMLAB_RELEASE_CUDA_VERSION}, and this machine's toolkit is CUDA ${CMAKE_CUDA_COMPILER_VERSION}: "
       "install CUDA ${built_with}, or ask your instructor for a release built with CUDA ${here}.")
   endif()
-  set(copy "${CMAKE_BINARY_DIR}/labs/${lab}/lib${lab}_reference.so")
+  set(copy "${CMAKE_BINARY_DIR}/labs/${lab}/lib${target}.so")
   add_custom_command(OUTPUT "${copy}" COMMAND "${CMAKE_COMMAND}" -E copy "${prebuilt}" "${copy}"
                      DEPENDS "${prebuilt}" VERBATIM)
-  add_custom_target(${lab}_reference_copy DEPENDS "${copy}")
-  # An imported target: $<TARGET_FILE:${lab}_reference> and dependencies on it work as for a built one.
-  add_library(${lab}_reference MODULE IMPORTED GLOBAL)
-  set_target_properties(${lab}_reference PROPERTIES IMPORTED_LOCATION "${copy}")
-  add_dependencies(${lab}_reference ${lab}_reference_copy)
+  add_custom_target(${target}_copy DEPENDS "${copy}")
+  # An imported target: $<TARGET_FILE:${target}> and dependencies on it work as for a built one.
+  add_library(${target} MODULE IMPORTED GLOBAL)
+  set_target_properties(${target} PROPERTIES IMPORTED_LOCATION "${copy}")
+  add_dependencies(${target} ${target}_copy)
 endfunction()
 
 # memlab_add_lab_program(<target> <lab> <sources> <library>): a program of the
@@ -198,7 +206,7 @@ function(memlab_add_lab)
   set_target_properties(${lab}_table PROPERTIES CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden)
 
   memlab_add_lab_build(${lab}_student ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
-  memlab_add_reference(${lab} "${LAB_SOLUTION}")
+  memlab_add_reference(${lab}_reference ${lab} "${LAB_SOLUTION}")
 
   set(symbol "memlab_${lab}_api")  # what a build of the lab exports (its TABLE defines it)
   memlab_add_lab_program(${lab}_grader ${lab} "${LAB_GRADER}" memlab::grading)
@@ -234,11 +242,9 @@ const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\",
       # The same sources as the usual builds, compiled with the variant's flags;
       # the profile program finds them beside the usual ones by their name.
       memlab_add_lab_build(${lab}_student_${variant} ${lab} "${CMAKE_CURRENT_SOURCE_DIR}/${LAB_SKELETON}")
-      memlab_add_lab_build(${lab}_reference_${variant} ${lab} "${LAB_SOLUTION}")
-      foreach(build ${lab}_student_${variant} ${lab}_reference_${variant})
-        target_compile_options(${build} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${LAB_PROFILE_VARIANT}>")
-        add_dependencies(${lab}_profile ${build})
-      endforeach()
+      target_compile_options(${lab}_student_${variant} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${LAB_PROFILE_VARIANT}>")
+      memlab_add_reference(${lab}_reference_${variant} ${lab} "${LAB_SOLUTION}" ${LAB_PROFILE_VARIANT})
+      add_dependencies(${lab}_profile ${lab}_student_${variant} ${lab}_reference_${variant})
       list(JOIN LAB_PROFILE_VARIANT " " flags)
       target_compile_definitions(${lab}_profile PRIVATE
         MEMLAB_PROFILE_VARIANT="${variant}" MEMLAB_PROFILE_VARIANT_FLAGS="${flags}")

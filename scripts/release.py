@@ -59,17 +59,19 @@ def labs() -> Dict[str, str]:
 
 
 def build_references(build: str) -> Dict[str, str]:
-    """Each lab's reference for every supported GPU; lab -> library."""
+    """Every reference build (each lab's, and a profile variant's) for every supported GPU:
+    target -> library, as CMake lists them in reference_builds.txt."""
     configure = ["cmake", "-S", SOURCE_DIR, "-B", build, "-DMEMLAB_PORTABLE=ON"]
     if shutil.which("ninja") and not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
         configure += ["-G", "Ninja"]
     if os.path.isdir(os.path.join(SOURCE_DIR, ".deps", "include")):
         configure.append(f"-DCMAKE_PREFIX_PATH={os.path.join(SOURCE_DIR, '.deps')}")
     subprocess.run(configure, check=True, stdout=subprocess.DEVNULL)
-    targets = [f"{lab}_reference" for lab in labs()]
+    with open(os.path.join(build, "reference_builds.txt"), encoding="utf-8") as listing:
+        references = dict(line.split(" ", 1) for line in listing.read().splitlines() if line)
     jobs = os.environ.get("JOBS", str(os.cpu_count() or 1))
-    subprocess.run(["cmake", "--build", build, "-j", jobs, "--target"] + targets, check=True)
-    return {lab: os.path.join(build, "labs", lab, f"lib{lab}_reference.so") for lab in labs()}
+    subprocess.run(["cmake", "--build", build, "-j", jobs, "--target"] + sorted(references), check=True)
+    return references
 
 
 def cache_value(build: str, name: str) -> str:
