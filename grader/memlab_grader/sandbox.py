@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import glob
 import os
+import re
 import resource
 import selectors
 import shutil
@@ -179,9 +180,33 @@ def find_bwrap(source_dir: str) -> Optional[str]:
     return shutil.which("bwrap") or (carried if os.access(carried, os.X_OK) else None)
 
 
-def gpu_devices() -> List[str]:
-    """The NVIDIA device nodes a CUDA program opens (/dev/nvidia-caps among them, for MIG)."""
-    return sorted(path for path in glob.glob("/dev/nvidia*") if os.path.exists(path))
+def gpu_devices(only_gpu: Optional[str] = None, dev: str = "/dev", driver: str = "/proc/driver/nvidia") -> List[str]:
+    """The NVIDIA device nodes a CUDA program opens (/dev/nvidia-caps among them, for MIG).
+
+    With @p only_gpu (a GPU's UUID, as each worker of --gpus is given it in
+    CUDA_VISIBLE_DEVICES), the numbered nodes of every other GPU are left out:
+    a student's code could otherwise undo CUDA_VISIBLE_DEVICES and keep another
+    worker's GPU busy while that worker times someone else (red team 9's
+    review of --gpus). The driver's information files say which node is which
+    GPU; where none names @p only_gpu, ValueError (the sandbox cannot start)."""
+    nodes = sorted(path for path in glob.glob(os.path.join(dev, "nvidia*")) if os.path.exists(path))
+    if not only_gpu or not only_gpu.startswith(("GPU-", "MIG-")) or not os.path.isdir(os.path.join(driver, "gpus")):
+        return nodes  # one GPU's grading, or no driver here (so no GPU to keep apart)
+    minor = None
+    for information in glob.glob(os.path.join(driver, "gpus", "*", "information")):
+        try:
+            with open(information, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        found = re.search(r"^Device Minor:\s*(\d+)", text, re.M)
+        if found and re.search(rf"^GPU UUID:\s*{re.escape(only_gpu.split('/')[0])}\s*$", text, re.M):
+            minor = found.group(1)
+    if minor is None:
+        raise ValueError(f"no GPU of the driver's list ({driver}/gpus) has the UUID {only_gpu}: the sandbox "
+                           "cannot give the student's code that GPU alone")
+    numbered = re.compile(re.escape(os.path.join(dev, "nvidia")) + r"\d+")
+    return [node for node in nodes if not numbered.fullmatch(node) or node == os.path.join(dev, f"nvidia{minor}")]
 
 
 def _outermost(folders: Iterable[str]) -> List[str]:
@@ -243,7 +268,9 @@ def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share
     if not share_network:
         words.append("--unshare-net")
     words += ["--ro-bind", "/", "/", "--dev", "/dev"]
-    for device in gpu_devices() if devices is None else devices:
+    if devices is None:  # this process's GPU (a worker of --gpus has one), else every GPU
+        devices = gpu_devices(os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip())
+    for device in devices:
         words += ["--dev-bind", device, device]
     words += ["--proc", "/proc", "--tmpfs", "/tmp"]
     for folder in cgroup_mounts() if cgroups is None else cgroups:

@@ -9,7 +9,7 @@ import time
 import unittest
 
 import helpers
-from memlab_grader.sandbox import RunnerSandbox, bwrap_can_disable_userns, bwrap_words, find_bwrap, run_limited
+from memlab_grader.sandbox import RunnerSandbox, bwrap_can_disable_userns, bwrap_words, find_bwrap, gpu_devices, run_limited
 
 
 class Limits(unittest.TestCase):
@@ -92,6 +92,25 @@ class SandboxOptions(unittest.TestCase):
         self.assertEqual(self.pairs(words, "--uid") + self.pairs(words, "--gid"), ["65534", "65534"])
         self.assertEqual(self.pairs(words, "--dev-bind"), ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-caps"])
         self.assertEqual(words[-2:], ["--chdir", "/tmp"])
+
+    def test_a_worker_sees_its_own_gpu_alone(self):
+        # A server of three GPUs: the worker given GPU-b (minor 2) gets /dev/nvidia2 and the
+        # shared nodes, never another GPU's node; a UUID the driver does not list stops the sandbox.
+        dev, driver = os.path.join(self.folder.name, "dev"), os.path.join(self.folder.name, "driver")
+        os.makedirs(os.path.join(dev, "nvidia-caps"))
+        for node in ("nvidia0", "nvidia1", "nvidia2", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"):
+            open(os.path.join(dev, node), "w").close()
+        for bus, uuid, minor in (("0000:1a:00.0", "GPU-a", 0), ("0000:3b:00.0", "GPU-b", 2), ("0000:5c:00.0", "GPU-c", 1)):
+            os.makedirs(os.path.join(driver, "gpus", bus))
+            with open(os.path.join(driver, "gpus", bus, "information"), "w") as info:
+                info.write(f"Model: \t\t NVIDIA H200\nIRQ:   \t\t 42\nGPU UUID: \t\t {uuid}\n"
+                           f"Video BIOS: \t\t 96.00\nBus Type: \t\t PCIe\nDevice Minor: \t\t {minor}\n")
+        seen = [os.path.relpath(node, dev) for node in gpu_devices("GPU-b", dev=dev, driver=driver)]
+        self.assertEqual(seen, ["nvidia-caps", "nvidia-uvm", "nvidia-uvm-tools", "nvidia2", "nvidiactl"])
+        self.assertEqual(len(gpu_devices("", dev=dev, driver=driver)), 7)  # one GPU's grading: every node
+        with self.assertRaisesRegex(ValueError, "GPU-z"):
+            gpu_devices("GPU-z", dev=dev, driver=driver)
+        self.assertEqual(len(gpu_devices("GPU-b", dev=dev, driver=os.path.join(driver, "none"))), 7)  # no driver
 
     def test_hides_each_folder_once_and_shows_the_runner_again_after(self):
         words = self.words()
