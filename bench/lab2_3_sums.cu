@@ -1,6 +1,10 @@
 // Measurements behind labs 2 and 3: row and column sums written several ways,
 // in float and in double, against the copy ceiling, and the polynomial of
 // lab 3 step 3 as a compute-bound contrast. Prints Markdown tables.
+// Its kernels are variants the labs' functions cannot express (a type, an
+// unroll, partial sums as template parameters), so they are written here;
+// the references themselves are timed through their plugins by `make bench`
+// (performance.cu).
 //
 //   build/bench/bench_lab2_3_sums [side ...]     (square matrix sides; default 11264 16384)
 

@@ -43,6 +43,8 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr double kAlpha = 0.75, kBeta = -0.5;  // the lab's grader uses the same
 
 // ---- The lab's four GEMVs, with the block size a parameter ------------------
+// The reference's plugin fixes its block sizes, so the four are written again
+// here with the block size free; performance.cu times the reference itself.
 
 // Step 1: thread r walks row r; a warp's load touches 32 rows, 32 sectors.
 __global__ void thread_per_row_row_major(std::size_t rows, std::size_t cols, const double* a, const double* x,
