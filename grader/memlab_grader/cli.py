@@ -56,7 +56,7 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
                "run: no GPU); 2 bad command line or input; 3 the lab cannot be set up here (build failed, the "
                "reference does not pass on this GPU, or the sandbox cannot start); 130 interrupted (finished rows "
                "kept: use --resume). "
-               "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, students/<name>/.")
+               "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, export/, students/<submission>/.")
     parser.add_argument("--lab", required=True, help="the lab: 1..5 or lab1..lab5")
     parser.add_argument("--submissions", required=True, metavar="DIR", help="one folder per student")
     parser.add_argument("--out", required=True, metavar="DIR", help="where the results go (new, or with --resume)")
@@ -305,8 +305,8 @@ def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grad
     for index, outcome in enumerate(compiled, 1):
         student = outcome["student"]
         progress.update(f"  [{index}/{len(compiled)}] {student} ...")
-        result = grading.grade_build(kit, student, outcome["library"], stage=layout.stage_dir(student),
-                                     keep_dir=layout.student_dir(student), limits=limits, seed=args.seed,
+        result = grading.grade_build(kit, student, outcome["library"], stage=layout.stage_dir(outcome["row_folder"]),
+                                     keep_dir=layout.student_dir(outcome["row_folder"]), limits=limits, seed=args.seed,
                                      sanitizer=sanitizer, sandbox=sandbox)
         merged = dict(outcome, **result)
         merged.pop("library", None)
@@ -405,7 +405,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         kit = kit.snapshot(os.path.join(layout.work, "kit"))
         this_kit = kit_record(kit)
         for submission in submissions:
-            kept = grading.read_outcome(layout, submission.student) if args.resume else None
+            kept = grading.read_outcome(layout, submission) if args.resume else None
             if kept:
                 outcomes[submission.student] = kept
         outcomes, compile_again_because = rows_to_keep(outcomes, earlier.get("kit", {}), this_kit, lab, args.out)
@@ -509,7 +509,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         status = EXIT_DONE
     except (KeyboardInterrupt, SetupFailed) as stop:
         kill_all()
-        kept = [s.student for s in submissions if grading.read_outcome(layout, s.student)]
+        kept = {s.student: grading.read_outcome(layout, s) for s in submissions}
+        kept = {student: outcome for student, outcome in kept.items() if outcome}
         if isinstance(stop, SetupFailed) or not kept:
             if isinstance(stop, SetupFailed):
                 print(f"grade.py: {stop}", file=sys.stderr)
@@ -521,7 +522,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"\nInterrupted: {len(kept)} of {len(submissions)} rows are final and kept; run the same command "
               f"with --resume to grade the rest.", file=sys.stderr)
         status = EXIT_INTERRUPTED
-        outcomes = {s: grading.read_outcome(layout, s) for s in kept}
+        outcomes = kept
 
     rows = [outcomes.get(s.student) or dict(s.identity(), status=Status.NOT_GRADED_YET, detail="", checks=[])
             for s in submissions]

@@ -25,6 +25,7 @@ folder that is a symbolic link out of the student's folder is refused too.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -66,11 +67,18 @@ class Submission:
     problem: Optional[Tuple[str, str]] = None  # (status, detail) when there is no file to grade
     members: List[dict] = field(default_factory=list)  # a group's students: name, id, email
     folder: str = ""              # SUBMISSIONS, which no compile may read from
+    # Which submission this is, whatever its row is named: its own name in SUBMISSIONS (a
+    # folder's or a zip's; Canvas's <name>_<user id>; Gradescope's submission_<id>). --resume
+    # keeps a stored outcome only for the submission with its key.
+    key: str = ""
+    # Its folder in OUT/students/, made from the key (row_folder): never the row's name,
+    # which students choose (a Gradescope name) and which may be any length.
+    row_folder: str = ""
 
     def identity(self) -> dict:
         """What an outcome keeps of who this is (the empty fields left out)."""
         fields = dict(student=self.student, student_id=self.student_id, id_kind=self.id_kind, email=self.email,
-                      note=self.note, members=self.members)
+                      note=self.note, members=self.members, key=self.key, row_folder=self.row_folder)
         return {key: value for key, value in fields.items() if value}
 
 
@@ -125,6 +133,31 @@ def _safe(name: str) -> str:
     """A name that is one folder in OUT/students/: no separators, not hidden, not '..'."""
     name = name.replace(os.sep, "_").replace("\0", "_").strip()
     return name if name and not name.startswith(".") else f"_{name}"
+
+
+PLAIN_PUNCTUATION = set(" ._-()")
+MAX_ROW_FOLDER_BYTES = 64
+
+
+def _plain(name: str) -> bool:
+    return (_is_utf8(name) and len(name.encode("utf-8")) <= MAX_ROW_FOLDER_BYTES and name[:1].isalnum()
+            and all(c.isalnum() or c in PLAIN_PUNCTUATION for c in name))
+
+
+def row_folder(key: str) -> str:
+    """The name of a submission's folder in OUT/students/, from its @p key: the key itself
+    where it is a plain name (letters, digits, space . _ - ( ), at most 64 bytes, starting
+    with a letter or digit: `alice`, `submission_123`); else its plain characters, cut
+    short, and a hash of the key that tells it apart (`caf\u00e9_x-3f2a9c01d4`). Only the
+    reports name the student; no path any tool sees holds text a student chose."""
+    if _plain(key):
+        return key
+    readable = key if _is_utf8(key) else os.fsencode(key).decode("latin-1")
+    kept = "".join(c if c.isalnum() or c in PLAIN_PUNCTUATION else "_" for c in readable).strip(" ._-()")
+    while len(kept.encode("utf-8")) > 40:
+        kept = kept[:-1]
+    digest = hashlib.sha256(os.fsencode(key)).hexdigest()[:10]
+    return f"{kept.rstrip(' ._-(')}-{digest}" if kept else digest
 
 
 def _unique(names: List[str], ids: List[str]) -> List[str]:
@@ -288,6 +321,11 @@ def _finish(layout: str, named: List[Tuple[str, dict]], warnings: List[str]) -> 
     names = _unique(names, [fields.get("student_id", "") for _, fields in named])
     submissions = [Submission(student=name, **dict(dict(source=None), **fields))
                    for name, (_, fields) in zip(names, named)]
+    # Two keys whose folders a case-insensitive file system takes for one: both hashed.
+    folders = Counter(row_folder(s.key).casefold() for s in submissions)
+    for submission in submissions:
+        folder = row_folder(submission.key)
+        submission.row_folder = folder if folders[folder.casefold()] == 1 else row_folder(submission.key + "/")
     for submission in submissions:
         if submission.note:
             warnings.append(f"{submission.student}: {submission.note}")
@@ -362,11 +400,12 @@ def _folders(folder: str, students: List[os.DirEntry], wanted: str, in_course: s
             fields = _choose(found, refused, wanted, "the student's folder", _listing(entry.path))
             name = entry.name[len(prefix):] if prefix else entry.name
             identity = dict(student_id=name, id_kind="GitHub user name") if github and prefix else {}
+            key = entry.name
         else:
             found, refused = _zip_candidates(entry.path, entry.name, wanted, in_course)
             fields = _choose(found, refused, wanted, entry.name, [])
-            name, identity = entry.name[:-len(".zip")], {}
-        named.append((name, dict(fields, **identity)))
+            name, identity, key = entry.name[:-len(".zip")], {}, entry.name
+        named.append((name, dict(fields, key=key, **identity)))
     zips = len(students) - len(folders)
     if github:
         layout = "clones of the students' repositories (GitHub Classroom)" + (
@@ -406,7 +445,7 @@ def _canvas(folder: str, entries: List[os.DirEntry], wanted: str, in_course: str
         fields = _choose(found, refused, wanted, "the student's Canvas files", [f[2] for f in files])
         if any(late for *_, late in files):
             fields["note"] = "; ".join(filter(None, ["Canvas marked it late", fields.get("note", "")]))
-        named.append((name, dict(fields, student_id=user, id_kind="Canvas user id")))
+        named.append((name, dict(fields, student_id=user, id_kind="Canvas user id", key=f"{name}_{user}")))
     warnings = [f"ignored, not named as Canvas names submissions: {', '.join(ignored[:10])}"
                 f"{' ...' if len(ignored) > 10 else ''}"] if ignored else []
     return _finish("Canvas's download (one folder of <name>_<user id>_<file id>_<file> files)", named, warnings)
@@ -486,13 +525,13 @@ def _gradescope(folder: str, wanted: str, in_course: str, warnings: List[str]) -
         people = metadata.get(entry.name, [])
         if not people:
             warnings.append(f"{entry.name} is not in {GRADESCOPE_METADATA}: graded under its folder's name")
-            named.append((entry.name, fields))
+            named.append((entry.name, dict(fields, key=entry.name)))
             continue
         members = [dict(name=p.get("name", ""), id=p.get("sid", ""), email=p.get("email", "")) for p in people]
         name = " & ".join(p["name"] or p["email"] or entry.name for p in members)
         named.append((name, dict(fields, student_id=";".join(p["id"] for p in members if p["id"]),
                                  id_kind="Gradescope SID", email=";".join(p["email"] for p in members if p["email"]),
-                                 members=members if len(members) > 1 else [])))
+                                 members=members if len(members) > 1 else [], key=entry.name)))
     missing = sorted(set(metadata) - {e.name for e in entries})
     if missing:
         warnings.append(f"{GRADESCOPE_METADATA} names submissions with no folder here: {', '.join(missing[:10])}")

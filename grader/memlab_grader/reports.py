@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence
 
 from . import exports, gpus, grading
 from .grading import write_text_atomically
+from .layouts import row_folder
 from .points import Rule, Table, earned, format_points, total
 from .statuses import Status
 
@@ -31,6 +32,11 @@ class Scored:
     @property
     def student(self) -> str:
         return self.outcome["student"]
+
+    @property
+    def row_folder(self) -> str:
+        """Its folder in OUT/students/ (Submission.row_folder)."""
+        return self.outcome.get("row_folder") or row_folder(self.outcome.get("key") or self.student)
 
     @property
     def status(self) -> str:
@@ -138,7 +144,7 @@ def read_text(path: str) -> str:
 
 
 def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Table, titles: Dict[str, str]) -> None:
-    folder = layout.student_dir(row.student)
+    folder = layout.student_dir(row.row_folder)
     os.makedirs(folder, exist_ok=True)
     text = feedback_text(lab, row, table, titles, read_text(os.path.join(folder, "lab-report.txt")),
                          read_text(os.path.join(folder, "compile.log")))
