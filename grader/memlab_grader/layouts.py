@@ -20,8 +20,10 @@ feedback show; two or more such files make an "ambiguous file" row, never a gues
 Zips are hostile input: nothing is extracted. Only the lab's file is read, from memory and
 at most MAX_SOURCE_BYTES of it (a zip bomb stops there); a member whose name leaves the zip
 (../, /, C:), a symbolic link or an encrypted member is never taken; a zip over
-MAX_ZIP_BYTES or with more than MAX_ZIP_MEMBERS members is refused unread. A file in a
-folder that is a symbolic link out of the student's folder is refused too.
+MAX_ZIP_BYTES or with more than MAX_ZIP_MEMBERS members is refused unread. In a student's
+folder, no file (a .cu or a zip) that is a symbolic link out of the student's folder is
+opened, and nothing is opened that is not a regular file (a FIFO or a device could block
+the run or never end): see open_regular.
 """
 from __future__ import annotations
 
@@ -96,6 +98,30 @@ class Candidate:
     shown: str                    # for messages: where, relative to the student's files
     why: str                      # "" for the lab's own name; else how the name differs
     expected: bool = False        # at the file's own place (the top, or its path in the course)
+
+
+def open_regular(path: str, inside: Optional[str] = None):
+    """A binary file object for @p path, only if it is a regular file and, with @p inside, if
+    it lies in that folder once symbolic links are followed; SourceError (why) otherwise.
+    Checked before it is opened (a FIFO, /dev/tty or a socket is never opened, which could
+    block) and again on what was opened (O_NONBLOCK and O_NOFOLLOW: nothing swapped in
+    between can block or lead elsewhere)."""
+    real = os.path.realpath(path)
+    if inside is not None and not real.startswith(os.path.realpath(inside) + os.sep):
+        raise SourceError("is a symbolic link out of the student's files: not taken")
+    try:
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            raise SourceError("is not a regular file (a FIFO, a device or a socket?): not taken")
+        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        raise SourceError(f"cannot be read ({error.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise SourceError("is not a regular file: not taken")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def _is_utf8(name: str) -> bool:
@@ -190,19 +216,25 @@ def _how_named(name: str, wanted: str) -> Optional[str]:
     return None
 
 
-def _zip_candidates(path: str, shown: str, wanted: str, in_course: str) -> Tuple[List[Candidate], List[str]]:
-    """The lab's file and its near matches in the zip @p path, and why members or the zip were refused."""
+def _zip_candidates(path: str, shown: str, wanted: str, in_course: str,
+                    inside: Optional[str] = None) -> Tuple[List[Candidate], List[str]]:
+    """The lab's file and its near matches in the zip @p path (in the student's folder
+    @p inside, if it is in one), and why members or the zip were refused."""
     try:
-        size = os.path.getsize(path)
-    except OSError as error:
-        return [], [f"{shown} cannot be read ({error.strerror})"]
-    if size > MAX_ZIP_BYTES:
-        return [], [f"{shown} is {size >> 20} MiB, more than the {MAX_ZIP_BYTES >> 20} MiB a submission's zip may be"]
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, NotImplementedError) as error:
-        return [], [f"{shown} is not a zip that can be read ({error})"]
+        handle = open_regular(path, inside)
+    except SourceError as error:
+        return [], [f"{shown} {error}"]
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_ZIP_BYTES:
+            return [], [f"{shown} is {size >> 20} MiB, more than the {MAX_ZIP_BYTES >> 20} MiB a submission's zip "
+                        f"may be"]
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                members = archive.infolist()
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, NotImplementedError) as error:
+            return [], [f"{shown} is not a zip that can be read ({error})"]
+    path = os.path.realpath(path)
     if len(members) > MAX_ZIP_MEMBERS:
         return [], [f"{shown} has {len(members)} members, more than the {MAX_ZIP_MEMBERS} a submission's zip may have"]
     files = [m for m in members if not m.is_dir()]
@@ -247,19 +279,19 @@ def _folder_candidates(top: str, wanted: str, in_course: str) -> Tuple[List[Cand
             path = os.path.join(folder, name)
             shown = os.path.relpath(path, top)
             if name.lower().endswith(".zip"):
-                in_zip, why = _zip_candidates(path, shown, wanted, in_course)
+                in_zip, why = _zip_candidates(path, shown, wanted, in_course, inside=real_top)
                 found += in_zip
                 refused += why
                 continue
             how = _how_named(name, wanted)
             if how is None:
                 continue
-            if os.path.islink(path) and not os.path.realpath(path).startswith(real_top + os.sep):
-                refused.append(f"{shown} is a symbolic link out of the student's files: not taken")
-            elif not os.path.isfile(path):
-                refused.append(f"{shown} is not a file")
-            else:
-                found.append(Candidate(path, None, shown, how, shown in (wanted, in_course) and not how))
+            try:
+                open_regular(path, inside=real_top).close()
+            except SourceError as error:
+                refused.append(f"{shown} {error}")
+                continue
+            found.append(Candidate(os.path.realpath(path), None, shown, how, shown in (wanted, in_course) and not how))
     return found, refused
 
 
@@ -545,11 +577,15 @@ def read_source(submission: Submission) -> bytes:
     limit = MAX_SOURCE_BYTES
     too_large = f"more than {limit} bytes: a lab's file is some kilobytes"
     try:
+        try:
+            opened = open_regular(submission.source)
+        except SourceError as error:
+            raise SourceError(f"{os.path.basename(submission.source)} {error}") from None
         if submission.member is None:
-            with open(submission.source, "rb") as handle:
+            with opened as handle:
                 data = handle.read(limit + 1)
         else:
-            with zipfile.ZipFile(submission.source) as archive:
+            with opened, zipfile.ZipFile(opened) as archive:
                 member = archive.getinfo(submission.member)
                 if stat.S_ISLNK(member.external_attr >> 16) or member.flag_bits & 0x1:
                     raise SourceError(f"{submission.member} is a symbolic link or encrypted")

@@ -158,5 +158,45 @@ class F6_ResumeKeepsEachOutcomeWithItsSubmission(HostileTestCase):
         self.assertEqual(status, {"bob.c@x.edu": "graded", "bob.a@x.edu": "graded", "bob.b@x.edu": "compile error"})
 
 
+class F2_LinksAndSpecialFilesInAStudentsFolder(HostileTestCase):
+    """No file in a student's folder (a .cu or a zip) that is a symbolic link out of it is
+    opened, and nothing that is not a regular file: a clone may commit either."""
+
+    def test_a_zip_linked_to_another_students_zip_is_refused(self):
+        make_zip(os.path.join(self.submissions, "bob.zip"), [(WANTED, "bob's work\n")])
+        make_zip(os.path.join(self.submissions, "carol.zip"), [(WANTED, "carol's work\n")])
+        os.makedirs(os.path.join(self.submissions, "mallory"))
+        os.symlink("../bob.zip", os.path.join(self.submissions, "mallory", "mywork.zip"))
+        mallory = self.rows()["mallory"]
+        self.assertIsNone(mallory.source, mallory.note)
+        self.assertIn("symbolic link out of the student's files", mallory.problem[1])
+
+    def test_a_zip_linked_to_a_fifo_is_never_opened(self):
+        # /dev/tty or /dev/stdin behave as a FIFO does: opening and reading them blocks.
+        fifo = os.path.join(self.root, "fifo")
+        os.mkfifo(fifo)
+        self.clones("alice", "bob")
+        os.symlink(fifo, os.path.join(self.submissions, "lab1-bob", "data.zip"))
+        os.mkfifo(os.path.join(self.submissions, "lab1-alice", "inside.zip"))  # a FIFO in the folder itself
+        code = (f"import sys; sys.path.insert(0, {GRADER!r}); from memlab_grader.layouts import find; "
+                f"print(sorted(s.source is not None for s in find({self.submissions!r}, {WANTED!r}, "
+                f"{IN_COURSE!r}).submissions))")
+        try:
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+        except subprocess.TimeoutExpired:
+            self.fail("find() blocked on a FIFO in a student's folder")
+        self.assertEqual(done.stdout.strip(), "[True, True]", done.stderr)
+        rows = self.rows()
+        self.assertIn("not a regular file", rows["alice"].note)
+        self.assertIn("symbolic link out of the student's files", rows["bob"].note)
+
+    def test_a_link_inside_the_students_own_folder_is_followed(self):
+        self.submit("ada", "all fine")
+        folder = os.path.join(self.submissions, "bob")
+        self.write(os.path.join(folder, "work", WANTED), "bob's\n")
+        os.symlink(os.path.join("work", WANTED), os.path.join(folder, WANTED))
+        self.assertEqual(read_source(self.rows()["bob"]), b"bob's\n")
+
+
 if __name__ == "__main__":
     unittest.main()
