@@ -5,7 +5,6 @@ temporary name and renamed, so an interrupted run never leaves half a file.
 """
 from __future__ import annotations
 
-import csv
 import html
 import io
 import json
@@ -157,16 +156,15 @@ def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Ta
 
 
 def gradebook_csv(rows: Sequence[Scored], table: Table) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "id", "status", "total", "max"] + list(table) + ["note", "detail"])
+    """One line per row; no cell a spreadsheet would run (exports.write_csv)."""
+    lines = [["student", "id", "status", "total", "max"] + list(table) + ["note", "detail"]]
     for row in rows:
         # A row that has not run leaves its points empty: a spreadsheet must not take it for zeros.
         shown = format_points if row.final else (lambda _: "")
-        writer.writerow([row.student, row.outcome.get("student_id", ""), row.status, shown(row.total),
-                         format_points(total(table))] + [shown(row.points[check]) for check in table] +
-                        [_one_line(row.outcome.get("note", "")), _one_line(row.outcome.get("detail", ""))])
-    return out.getvalue()
+        lines.append([row.student, row.outcome.get("student_id", ""), row.status, shown(row.total),
+                      format_points(total(table))] + [shown(row.points[check]) for check in table] +
+                     [_one_line(row.outcome.get("note", "")), _one_line(row.outcome.get("detail", ""))])
+    return exports.write_csv(lines)
 
 
 # The class summary: sections of tables, rendered as Markdown and as HTML.

