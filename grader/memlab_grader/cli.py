@@ -3,7 +3,8 @@
 Exit codes:
   0  every submission has a final row (whatever its score)
   1  some rows are not final: compiled but not run, since this machine has no
-     GPU (or it stopped being usable); run again with --resume on a GPU
+     GPU (or it stopped being usable); run again with --resume on a GPU. Or a
+     row's file is ambiguous: rename the one to grade, then --resume
   2  bad command line or input (nothing was written)
   3  the lab could not be set up: its build failed, the reference solution
      does not pass on this GPU (a problem of the machine, not of the students),
@@ -53,7 +54,8 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
         description="Grade a folder of student submissions of one lab: each DIR/<student>/<the lab's file> "
                     "is compiled against the pristine lab and graded by the lab's grader on this GPU.",
         epilog="Exit codes: 0 every submission has a final row; 1 some rows are not final (compiled but not "
-               "run: no GPU); 2 bad command line or input; 3 the lab cannot be set up here (build failed, the "
+               "run: no GPU; or an ambiguous file to resolve); 2 bad command line or input; "
+               "3 the lab cannot be set up here (build failed, the "
                "reference does not pass on this GPU, or the sandbox cannot start); 130 interrupted (finished rows "
                "kept: use --resume). "
                "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, export/, students/<submission>/.")
@@ -537,7 +539,13 @@ def main(argv: Optional[List[str]] = None) -> int:
 def exit_status(statuses: List[str]) -> int:
     """EXIT_DONE only when every row is final: a script that sees 0 may hand
     out the grades; 1 says some rows still need a run (--resume on a GPU)."""
-    waiting = [status for status in statuses if status in grading.NOT_FINAL]
+    ambiguous = statuses.count(Status.AMBIGUOUS)
+    if ambiguous:
+        print(f"{ambiguous} rows have an ambiguous file, not graded (their feedback names the files): rename the "
+              f"one to grade to the lab's file name, then run the same command with --resume.", file=sys.stderr)
+    waiting = [status for status in statuses if status in grading.NOT_FINAL and status != Status.AMBIGUOUS]
+    if ambiguous and not waiting:
+        return EXIT_NOT_FINAL
     if waiting:
         print(f"{len(waiting)} rows are not final ({', '.join(sorted(set(waiting)))}): run the same command with "
               f"--resume on a machine with a usable GPU.", file=sys.stderr)

@@ -27,8 +27,11 @@ from .layouts import Submission, SourceError, read_source, student_names  # noqa
 from .sandbox import Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
 
-# Every status but these is final: --resume keeps the row.
-NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET}
+# Every status but these is final: --resume keeps the row. An ambiguous file is not final:
+# no file was graded, and which one to grade is the instructor's to say (rename it, then
+# --resume), so it exports empty, never as a zero. An unreadable file is final: the
+# student's submission cannot be used (a damaged or refused zip, a file too large).
+NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET, Status.AMBIGUOUS}
 # Final rows settled before any GPU run, by the compiler (its flags and architectures
 # matter), and by reading the folder (nothing of the kit matters).
 SETTLED_BY_COMPILING = {Status.FORBIDDEN, Status.COMPILE_ERROR, Status.COMPILE_TIMEOUT}
@@ -154,7 +157,8 @@ def _compiler_errors(text: str, lines: int = 20) -> str:
 
 def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
     """Stages, scans and compiles one submission: an outcome whose status is
-    Status.COMPILED, or final (missing, ambiguous, unreadable, forbidden, compile error).
+    Status.COMPILED, ambiguous (for the instructor to resolve), or final (missing, unreadable,
+    forbidden, compile error).
     The outcome keeps who it is (id, e-mail) and how its file was found (note).
     Trouble of the grader's own (a full disk) gives that row a grader error, not a crash."""
     try:

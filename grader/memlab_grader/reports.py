@@ -83,6 +83,9 @@ def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], l
         out.write(f"Note: {row.outcome['note']}\n")
     if row.final:
         out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
+    elif row.status == Status.AMBIGUOUS:
+        out.write(f"Score: none yet, out of {format_points(total(table))}: the instructor chooses which file is "
+                  f"graded\n\n")
     else:
         out.write(f"Score: none yet, out of {format_points(total(table))}: the code has not run (the grade comes "
                   f"when it is graded on a GPU)\n\n")
