@@ -233,5 +233,178 @@ class F3_NoCellRunsAsAFormula(HostileTestCase):
             self.assertEqual(spreadsheet_cell(text), text)
 
 
+class F4_TheCoursePathIsLookedAtFirst(HostileTestCase):
+    """A clone with a committed build/ of more files than the cap, sorted before labs/, still
+    has its file at the course path graded: the cap bounds only the search for near names."""
+
+    def test_many_files_before_labs(self):
+        self.clones("alice", "bob")
+        saved = layouts.MAX_FILES_LOOKED_AT
+        layouts.MAX_FILES_LOOKED_AT = 50
+        try:
+            for number in range(60):
+                self.write(os.path.join(self.submissions, "lab1-alice", "build", f"{number}.o"), "")
+            alice = self.rows()["alice"]
+        finally:
+            layouts.MAX_FILES_LOOKED_AT = saved
+        self.assertEqual(read_source(alice), b"x\n", alice.problem)
+        self.assertIn("more than 50 files", alice.note)
+
+
+class F5_AnAmbiguousFileIsNotAGrade(HostileTestCase):
+    """An ambiguous file is the instructor's to resolve: the row is not final, exports empty
+    (never a zero over the student's grade), and the exit code says so; once the instructor
+    renames the file, --resume grades it."""
+
+    def test_ambiguous_exports_empty_and_resume_grades_it(self):
+        self.write(os.path.join(self.submissions, "ada_1_11_Vector_Add.cu"), "all fine\n")
+        self.write(os.path.join(self.submissions, "ada_1_12_vector_add (1).cu"), "all fine\n")
+        self.write(os.path.join(self.submissions, "bob_2_21_vector_add.cu"), "all fine\n")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 1, finished.stderr)
+        self.assertIn("rename the one to grade", finished.stderr)
+        self.assertEqual(self.gradebook()["ada"]["status"], "ambiguous file")
+        self.assertEqual(self.gradebook()["ada"]["total"], "")
+        canvas = {line[0]: line for line in self.csv_rows("export", "canvas.csv")[1:]}
+        self.assertEqual((canvas["ada"][5], canvas["bob"][5]), ("", "100"))
+        os.remove(os.path.join(self.submissions, "ada_1_12_vector_add (1).cu"))
+        finished = self.grade("--resume")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        self.assertEqual(self.gradebook()["ada"]["status"], "graded")
+
+    def test_an_unreadable_file_is_final_with_its_reason(self):
+        self.write(os.path.join(self.submissions, "bob.zip"), "not a zip")
+        self.submit("ada", "all fine")
+        self.assertEqual(self.grade().returncode, 0)
+        bob = self.gradebook()["bob"]
+        self.assertEqual((bob["status"], bob["total"]), ("unreadable file", "0"))
+        self.assertIn("not a zip that can be read", bob["detail"])
+
+
+class F7_TheCoursePathBeatsAStrayTopCopy(HostileTestCase):
+    def test_course_path_wins(self):
+        self.clones("alice", "bob")
+        self.write(os.path.join(self.submissions, "lab1-alice", IN_COURSE), "real work\n")
+        self.write(os.path.join(self.submissions, "lab1-alice", WANTED), "old scratch copy\n")
+        alice = self.rows()["alice"]
+        self.assertEqual(read_source(alice), b"real work\n")
+        self.assertEqual(alice.note, f"also found {WANTED} (not graded)")
+
+
+class F8_OnlyTheExportItselfIsGradescopes(HostileTestCase):
+    """A student's folder (a clone) holding a submission_metadata.yml of their own is never
+    taken for Gradescope's export: the student would name every row and give it an id."""
+
+    def test_one_clone_with_metadata(self):
+        clone = os.path.join(self.submissions, "lab1-mallory")
+        self.write(os.path.join(clone, ".git", "HEAD"), "")
+        self.write(os.path.join(clone, IN_COURSE), "x\n")
+        self.write(os.path.join(clone, "submission_metadata.yml"),
+                   gradescope_metadata({"submission_9": [("Victim Student", "424242", "victim@x.edu")]}))
+        os.makedirs(os.path.join(clone, "submission_9"))
+        found = self.find()
+        self.assertNotIn("Gradescope", found.layout)
+        self.assertEqual([(s.student, s.student_id) for s in found.submissions], [("lab1-mallory", "")])
+
+    def test_metadata_without_submission_folders_is_not_an_export(self):
+        self.write(os.path.join(self.submissions, "submission_metadata.yml"), "")
+        self.submit("ada", "x")
+        self.submit("bob", "x")
+        self.assertEqual(self.find().layout, "one folder per student")
+
+
+class F9_AZipsListOfMembersIsBoundedBeforeItIsRead(HostileTestCase):
+    """Central-directory records pointing at one file: refused from the list's size, or by
+    counting records to the cap, before zipfile parses them all."""
+
+    def records(self, count):
+        name = b"a"
+        local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name
+        entry = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0,
+                            0) + name
+        directory = entry * count
+        end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(directory), len(local), 0)
+        with open(os.path.join(self.submissions, "mallory.zip"), "wb") as handle:
+            handle.write(local + directory + end)
+        make_zip(os.path.join(self.submissions, "ada.zip"), [(WANTED, "x\n")])
+
+    def test_a_large_list_is_refused_unread(self):
+        self.records(200_000)
+        start = time.monotonic()
+        mallory = self.rows()["mallory"]
+        self.assertLess(time.monotonic() - start, 2)
+        self.assertIn("refused unread", mallory.problem[1])
+
+    def test_records_are_counted_to_the_cap_only(self):
+        self.records(25_000)  # under the size cap: counted, and refused at 20001
+        mallory = self.rows()["mallory"]
+        self.assertIn("more than the 20000 members", mallory.problem[1])
+
+
+class F10_AFolderAndItsZipAreOneStudent(HostileTestCase):
+    def test_folder_and_zip(self):
+        for student in ("alice", "bob"):
+            self.submit(student, "all fine")
+            make_zip(os.path.join(self.submissions, f"{student}.zip"), [(f"{student}/{WANTED}", "all fine\n")])
+        found = self.find()
+        self.assertEqual([s.student for s in found.submissions], ["alice", "bob"])
+        self.assertIn("the same file is also alice.zip", found.submissions[0].note)
+        self.assertTrue(any("alice/ and alice.zip" in w for w in found.warnings), found.warnings)
+
+    def test_different_files_in_the_folder_and_its_zip_are_ambiguous(self):
+        self.submit("alice", "one")
+        make_zip(os.path.join(self.submissions, "alice.zip"), [(WANTED, "another\n")])
+        self.submit("bob", "x")
+        self.assertEqual(self.rows()["alice"].problem[0], "ambiguous file")
+
+
+class F11_TwoZipMembersOfOneNameAreAmbiguous(HostileTestCase):
+    def test_duplicate_names(self):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate it writes
+            make_zip(os.path.join(self.submissions, "mallory.zip"), [(WANTED, "first\n"), (WANTED, "second\n")])
+        make_zip(os.path.join(self.submissions, "ada.zip"), [(WANTED, "x\n")])
+        mallory = self.rows()["mallory"]
+        self.assertEqual(mallory.problem[0], "ambiguous file")
+        self.assertIn("two members of one name", mallory.problem[1])
+
+
+class F12_TheAssignmentsPrefixIsStrippedOnlyWhenSure(HostileTestCase):
+    def test_the_labs_own_name_is_the_prefix(self):
+        self.clones("cs101-alice", "cs101-bob")  # lab1-cs101-alice: the lab's name, then the user name
+        self.assertEqual(sorted(s.student_id for s in self.find().submissions), ["cs101-alice", "cs101-bob"])
+
+    def test_an_unknown_prefix_with_two_hyphens_is_kept(self):
+        self.clones("cs101-alice", "cs101-bob", prefix="hw-")
+        found = self.find()
+        self.assertEqual(sorted((s.student, s.student_id) for s in found.submissions),
+                         [("hw-cs101-alice", "hw-cs101-alice"), ("hw-cs101-bob", "hw-cs101-bob")])
+        self.assertTrue(any("'hw-cs101-'" in w for w in found.warnings), found.warnings)
+
+    def test_a_prefix_with_one_hyphen_is_stripped(self):
+        self.clones("alice", "bob", prefix="hw-")
+        self.assertEqual(sorted(s.student_id for s in self.find().submissions), ["alice", "bob"])
+
+
+class F13_OneStudentInTwoGradescopeSubmissionsIsNamed(HostileTestCase):
+    def test_same_sid_twice(self):
+        self.gradescope({"submission_1": [("Ada", "1", "ada@x.edu"), ("Bob", "2", "bob@x.edu")],
+                         "submission_2": [("Bob", "2", "bob@x.edu")]},
+                        {"submission_1": "x\n", "submission_2": "x\n"})
+        warnings = self.find().warnings
+        self.assertTrue(any(w.startswith("2 is a submitter of 2 submissions") for w in warnings), warnings)
+
+
+class F14_RubysYamlAnchorsAreRead(HostileTestCase):
+    def test_anchor(self):
+        self.write(os.path.join(self.submissions, "submission_metadata.yml"),
+                   "submission_1:\n  :submitters: &1\n  - :name: Ada\n    :sid: '1'\n    :email: ada@x.edu\n"
+                   "  :history:\n  - :submitters: *1\n")
+        self.write(os.path.join(self.submissions, "submission_1", WANTED), "x\n")
+        self.write(os.path.join(self.submissions, "submission_2", WANTED), "x\n")
+        self.assertEqual(self.rows()["Ada"].student_id, "1")
+
+
 if __name__ == "__main__":
     unittest.main()
