@@ -3,7 +3,8 @@
 Exit codes:
   0  every submission has a final row (whatever its score)
   1  some rows are not final: compiled but not run, since this machine has no
-     GPU (or it stopped being usable); run again with --resume on a GPU
+     GPU (or it stopped being usable); run again with --resume on a GPU. Or a
+     row's file is ambiguous: rename the one to grade, then --resume
   2  bad command line or input (nothing was written)
   3  the lab could not be set up: its build failed, the reference solution
      does not pass on this GPU (a problem of the machine, not of the students),
@@ -53,10 +54,11 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
         description="Grade a folder of student submissions of one lab: each DIR/<student>/<the lab's file> "
                     "is compiled against the pristine lab and graded by the lab's grader on this GPU.",
         epilog="Exit codes: 0 every submission has a final row; 1 some rows are not final (compiled but not "
-               "run: no GPU); 2 bad command line or input; 3 the lab cannot be set up here (build failed, the "
+               "run: no GPU; or an ambiguous file to resolve); 2 bad command line or input; "
+               "3 the lab cannot be set up here (build failed, the "
                "reference does not pass on this GPU, or the sandbox cannot start); 130 interrupted (finished rows "
                "kept: use --resume). "
-               "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, students/<name>/.")
+               "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, export/, students/<submission>/.")
     parser.add_argument("--lab", required=True, help="the lab: 1..5 or lab1..lab5")
     parser.add_argument("--submissions", required=True, metavar="DIR", help="one folder per student")
     parser.add_argument("--out", required=True, metavar="DIR", help="where the results go (new, or with --resume)")
@@ -305,8 +307,8 @@ def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grad
     for index, outcome in enumerate(compiled, 1):
         student = outcome["student"]
         progress.update(f"  [{index}/{len(compiled)}] {student} ...")
-        result = grading.grade_build(kit, student, outcome["library"], stage=layout.stage_dir(student),
-                                     keep_dir=layout.student_dir(student), limits=limits, seed=args.seed,
+        result = grading.grade_build(kit, student, outcome["library"], stage=layout.stage_dir(outcome["row_folder"]),
+                                     keep_dir=layout.student_dir(outcome["row_folder"]), limits=limits, seed=args.seed,
                                      sanitizer=sanitizer, sandbox=sandbox)
         merged = dict(outcome, **result)
         merged.pop("library", None)
@@ -405,7 +407,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         kit = kit.snapshot(os.path.join(layout.work, "kit"))
         this_kit = kit_record(kit)
         for submission in submissions:
-            kept = grading.read_outcome(layout, submission.student) if args.resume else None
+            kept = grading.read_outcome(layout, submission) if args.resume else None
             if kept:
                 outcomes[submission.student] = kept
         outcomes, compile_again_because = rows_to_keep(outcomes, earlier.get("kit", {}), this_kit, lab, args.out)
@@ -509,7 +511,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         status = EXIT_DONE
     except (KeyboardInterrupt, SetupFailed) as stop:
         kill_all()
-        kept = [s.student for s in submissions if grading.read_outcome(layout, s.student)]
+        kept = {s.student: grading.read_outcome(layout, s) for s in submissions}
+        kept = {student: outcome for student, outcome in kept.items() if outcome}
         if isinstance(stop, SetupFailed) or not kept:
             if isinstance(stop, SetupFailed):
                 print(f"grade.py: {stop}", file=sys.stderr)
@@ -521,7 +524,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"\nInterrupted: {len(kept)} of {len(submissions)} rows are final and kept; run the same command "
               f"with --resume to grade the rest.", file=sys.stderr)
         status = EXIT_INTERRUPTED
-        outcomes = {s: grading.read_outcome(layout, s) for s in kept}
+        outcomes = kept
 
     rows = [outcomes.get(s.student) or dict(s.identity(), status=Status.NOT_GRADED_YET, detail="", checks=[])
             for s in submissions]
@@ -536,7 +539,13 @@ def main(argv: Optional[List[str]] = None) -> int:
 def exit_status(statuses: List[str]) -> int:
     """EXIT_DONE only when every row is final: a script that sees 0 may hand
     out the grades; 1 says some rows still need a run (--resume on a GPU)."""
-    waiting = [status for status in statuses if status in grading.NOT_FINAL]
+    ambiguous = statuses.count(Status.AMBIGUOUS)
+    if ambiguous:
+        print(f"{ambiguous} rows have an ambiguous file, not graded (their feedback names the files): rename the "
+              f"one to grade to the lab's file name, then run the same command with --resume.", file=sys.stderr)
+    waiting = [status for status in statuses if status in grading.NOT_FINAL and status != Status.AMBIGUOUS]
+    if ambiguous and not waiting:
+        return EXIT_NOT_FINAL
     if waiting:
         print(f"{len(waiting)} rows are not final ({', '.join(sorted(set(waiting)))}): run the same command with "
               f"--resume on a machine with a usable GPU.", file=sys.stderr)

@@ -6,6 +6,11 @@
   gradescope.csv        Gradescope's score upload: Name, SID, Email, Total Score, a column
                         per check (the upload asks which column holds the scores)
 
+Every CSV the grader writes (these and gradebook.csv) goes through write_csv: a text cell
+that a spreadsheet would take for a formula (one starting with = + - @, a tab or a carriage
+return; a student chooses their Gradescope name, and names the files in their folder) gets a
+single quote before it, as OWASP recommends. Scores are numbers, never negative, and stay numbers.
+
 A row that has not run (no GPU, interrupted) has empty scores, never a zero: Canvas and
 Gradescope leave an empty cell's grade as it was. A group's submission (Gradescope) gives
 a line to each of its students. Ids are written only where the layout gave that kind of
@@ -16,11 +21,14 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from typing import List, Sequence
 
 from .points import Table, format_points
 
 CANVAS_ID, GRADESCOPE_SID = "Canvas user id", "Gradescope SID"
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"^\d+(\.\d+)?$")
 
 
 def _people(row) -> List[dict]:
@@ -34,10 +42,20 @@ def _score(row, value: float) -> str:
     return format_points(value) if row.final else ""
 
 
-def _write(rows: List[List[str]]) -> str:
+def spreadsheet_cell(cell) -> str:
+    """@p cell as a spreadsheet shows it and never runs it: text that starts as a formula
+    does ('=HYPERLINK(...)', '@SUM(...)', '-1+2') gets a single quote before it."""
+    text = str(cell)
+    return "'" + text if text.startswith(FORMULA_STARTS) and not NUMBER.match(text) else text
+
+
+def write_csv(rows: List[List[str]]) -> str:
+    """@p rows as CSV, every cell through spreadsheet_cell."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
+    csv.writer(out, lineterminator="\n").writerows([[spreadsheet_cell(cell) for cell in row] for row in rows])
     return out.getvalue()
+
+
 
 
 def canvas_csv(lab: str, rows: Sequence, table: Table, by_check: bool = False) -> str:
@@ -51,7 +69,7 @@ def canvas_csv(lab: str, rows: Sequence, table: Table, by_check: bool = False) -
         canvas = row.outcome.get("id_kind") == CANVAS_ID
         for person in _people(row):
             lines.append([person["name"], person["id"] if canvas else "", "", "", ""] + scores)
-    return _write(lines)
+    return write_csv(lines)
 
 
 def gradescope_csv(rows: Sequence, table: Table) -> str:
@@ -62,7 +80,7 @@ def gradescope_csv(rows: Sequence, table: Table) -> str:
         for person in _people(row):
             lines.append([person["name"], person["id"] if sid else "", person["email"], _score(row, row.total)] +
                          [_score(row, row.points[check]) for check in table])
-    return _write(lines)
+    return write_csv(lines)
 
 
 def write_exports(folder: str, lab: str, rows: Sequence, table: Table) -> None:

@@ -3,8 +3,9 @@ private folder, scanned, compiled against the pristine lab, run by the lab's
 grader in a process of its own (which runs the student's code in a sandboxed
 runner process), and classified.
 
-An outcome is a dict, stored as students/<name>/outcome.json once it is final:
-  student, status, detail, checks (the lab grader's check rows that ran),
+An outcome is a dict, stored as students/<row folder>/outcome.json once it is final:
+  student (the row's name), key and row_folder (which submission it is, and its
+  folder: Submission's), status, detail, checks (the lab grader's check rows that ran),
   running (the check a killed or crashed run was in), gpu_trouble,
   source_sha256, compile_seconds, run_seconds.
 Scores are not part of it: they are computed from it with the points table
@@ -26,8 +27,11 @@ from .layouts import Submission, SourceError, read_source, student_names  # noqa
 from .sandbox import Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
 
-# Every status but these is final: --resume keeps the row.
-NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET}
+# Every status but these is final: --resume keeps the row. An ambiguous file is not final:
+# no file was graded, and which one to grade is the instructor's to say (rename it, then
+# --resume), so it exports empty, never as a zero. An unreadable file is final: the
+# student's submission cannot be used (a damaged or refused zip, a file too large).
+NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET, Status.AMBIGUOUS}
 # Final rows settled before any GPU run, by the compiler (its flags and architectures
 # matter), and by reading the folder (nothing of the kit matters).
 SETTLED_BY_COMPILING = {Status.FORBIDDEN, Status.COMPILE_ERROR, Status.COMPILE_TIMEOUT}
@@ -69,21 +73,27 @@ class Limits:
 
 
 class Layout:
-    """Where things go in OUT: students/<name>/ for what the instructor and
-    the student read, .work/ (private) for staging and the kit's copy."""
+    """Where things go in OUT: students/<row folder>/ for what the instructor and
+    the student read, .work/ (private) for staging and the kit's copy.
+
+    A row's folder is Submission.row_folder, made from the submission's own name in
+    SUBMISSIONS, never from the student's name; its stage is a hash of that: the paths
+    the compiler, the lab grader and the sandbox are given hold no text a student chose
+    (nvcc runs its sub-tools through /bin/sh, and a make-style dependency file splits at
+    ': '), and each has a length any file system takes."""
 
     def __init__(self, out: str):
         self.out = out
         self.work = os.path.join(out, ".work")
 
-    def student_dir(self, student: str) -> str:
-        return os.path.join(self.out, "students", student)
+    def student_dir(self, row_folder: str) -> str:
+        return os.path.join(self.out, "students", row_folder)
 
-    def stage_dir(self, student: str) -> str:
-        return os.path.join(self.work, "stage", student)
+    def stage_dir(self, row_folder: str) -> str:
+        return os.path.join(self.work, "stage", hashlib.sha256(row_folder.encode("utf-8")).hexdigest()[:16])
 
-    def outcome_path(self, student: str) -> str:
-        return os.path.join(self.student_dir(student), "outcome.json")
+    def outcome_path(self, row_folder: str) -> str:
+        return os.path.join(self.student_dir(row_folder), "outcome.json")
 
 
 def write_text_atomically(path: str, text: str) -> None:
@@ -102,18 +112,30 @@ def write_json_atomically(path: str, data) -> None:
     write_text_atomically(path, json.dumps(data, indent=1))
 
 
-def read_outcome(layout: Layout, student: str) -> Optional[dict]:
+def stored_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
+    """The outcome stored for @p submission, final or not; None if there is none, or if
+    the one in its folder is another submission's (its key differs)."""
     try:
-        with open(layout.outcome_path(student), encoding="utf-8") as handle:
+        with open(layout.outcome_path(submission.row_folder), encoding="utf-8") as handle:
             outcome = json.load(handle)
-        return outcome if outcome.get("status") not in NOT_FINAL else None
     except (OSError, ValueError):
         return None
+    if not isinstance(outcome, dict) or outcome.get("key") != submission.key:
+        return None
+    # Who it is and how its file was found, as this run's look at SUBMISSIONS says (a
+    # row's name may be numbered differently now that another submission has come).
+    return dict(outcome, **submission.identity())
+
+
+def read_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
+    """The final outcome stored for @p submission (what --resume keeps), or None."""
+    outcome = stored_outcome(layout, submission)
+    return outcome if outcome is not None and outcome.get("status") not in NOT_FINAL else None
 
 
 def save_outcome(layout: Layout, outcome: dict) -> None:
     """Written atomically: an interrupted grader leaves a whole outcome or none."""
-    write_json_atomically(layout.outcome_path(outcome["student"]), outcome)
+    write_json_atomically(layout.outcome_path(outcome["row_folder"]), outcome)
 
 
 def _outcome(student: str, status: str, detail: str = "", **more) -> dict:
@@ -135,18 +157,25 @@ def _compiler_errors(text: str, lines: int = 20) -> str:
 
 def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
     """Stages, scans and compiles one submission: an outcome whose status is
-    Status.COMPILED, or final (missing, ambiguous, unreadable, forbidden, compile error).
-    The outcome keeps who it is (id, e-mail) and how its file was found (note)."""
-    return dict(_prepare(submission, kit, layout, limits), **submission.identity())
+    Status.COMPILED, ambiguous (for the instructor to resolve), or final (missing, unreadable,
+    forbidden, compile error).
+    The outcome keeps who it is (id, e-mail) and how its file was found (note).
+    Trouble of the grader's own (a full disk) gives that row a grader error, not a crash."""
+    try:
+        outcome = _prepare(submission, kit, layout, limits)
+    except OSError as error:
+        outcome = _outcome(submission.student, Status.GRADER_ERROR, f"the grader could not stage or compile this "
+                                                                    f"submission: {error.strerror or error}")
+    return dict(outcome, **submission.identity())
 
 
 def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
     student = submission.student
-    os.makedirs(layout.student_dir(student), exist_ok=True)
+    os.makedirs(layout.student_dir(submission.row_folder), exist_ok=True)
     if submission.source is None:
         status, detail = submission.problem or (Status.MISSING, f"no {kit.skeleton} in the student's folder")
         return _outcome(student, status, detail)
-    stage = layout.stage_dir(student)
+    stage = layout.stage_dir(submission.row_folder)
     shutil.rmtree(stage, ignore_errors=True)
     os.makedirs(stage, mode=0o700)
     try:
@@ -170,7 +199,7 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -
 
     library = os.path.join(stage, f"lib{kit.lab}_student.so")
     dependencies = os.path.join(stage, "dependencies.d")
-    log = os.path.join(layout.student_dir(student), "compile.log")
+    log = os.path.join(layout.student_dir(submission.row_folder), "compile.log")
     finished = run_limited(kit.compile_command(source, library, dependencies), log_path=log,
                            time_limit=limits.compile_seconds, output_limit=limits.output_bytes, cwd=stage)
     seconds = round(finished.seconds, 2)
@@ -185,7 +214,7 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -
         return _outcome(student, Status.COMPILE_ERROR, _compiler_errors(output),
                         source_sha256=digest, compile_seconds=seconds)
     with open(dependencies, encoding="utf-8", errors="replace") as handle:
-        read = scan.read_dependencies(handle.read())
+        read = scan.read_dependencies(handle.read(), target=library)
     findings = scan.check_dependencies(
         read, source=source, allowed_headers=kit.allowed_headers(),
         private_dirs=[kit.source_dir, layout.out, submission.folder or os.path.dirname(submission.source)],

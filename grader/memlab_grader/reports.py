@@ -5,7 +5,6 @@ temporary name and renamed, so an interrupted run never leaves half a file.
 """
 from __future__ import annotations
 
-import csv
 import html
 import io
 import json
@@ -16,6 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from . import exports, gpus, grading
 from .grading import write_text_atomically
+from .layouts import row_folder
 from .points import Rule, Table, earned, format_points, total
 from .statuses import Status
 
@@ -31,6 +31,11 @@ class Scored:
     @property
     def student(self) -> str:
         return self.outcome["student"]
+
+    @property
+    def row_folder(self) -> str:
+        """Its folder in OUT/students/ (Submission.row_folder)."""
+        return self.outcome.get("row_folder") or row_folder(self.outcome.get("key") or self.student)
 
     @property
     def status(self) -> str:
@@ -78,6 +83,9 @@ def feedback_text(lab: str, row: Scored, table: Table, titles: Dict[str, str], l
         out.write(f"Note: {row.outcome['note']}\n")
     if row.final:
         out.write(f"Score: {format_points(row.total)} of {format_points(total(table))}\n\n")
+    elif row.status == Status.AMBIGUOUS:
+        out.write(f"Score: none yet, out of {format_points(total(table))}: the instructor chooses which file is "
+                  f"graded\n\n")
     else:
         out.write(f"Score: none yet, out of {format_points(total(table))}: the code has not run (the grade comes "
                   f"when it is graded on a GPU)\n\n")
@@ -138,7 +146,7 @@ def read_text(path: str) -> str:
 
 
 def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Table, titles: Dict[str, str]) -> None:
-    folder = layout.student_dir(row.student)
+    folder = layout.student_dir(row.row_folder)
     os.makedirs(folder, exist_ok=True)
     text = feedback_text(lab, row, table, titles, read_text(os.path.join(folder, "lab-report.txt")),
                          read_text(os.path.join(folder, "compile.log")))
@@ -151,16 +159,15 @@ def write_student_files(layout: grading.Layout, lab: str, row: Scored, table: Ta
 
 
 def gradebook_csv(rows: Sequence[Scored], table: Table) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "id", "status", "total", "max"] + list(table) + ["note", "detail"])
+    """One line per row; no cell a spreadsheet would run (exports.write_csv)."""
+    lines = [["student", "id", "status", "total", "max"] + list(table) + ["note", "detail"]]
     for row in rows:
         # A row that has not run leaves its points empty: a spreadsheet must not take it for zeros.
         shown = format_points if row.final else (lambda _: "")
-        writer.writerow([row.student, row.outcome.get("student_id", ""), row.status, shown(row.total),
-                         format_points(total(table))] + [shown(row.points[check]) for check in table] +
-                        [_one_line(row.outcome.get("note", "")), _one_line(row.outcome.get("detail", ""))])
-    return out.getvalue()
+        lines.append([row.student, row.outcome.get("student_id", ""), row.status, shown(row.total),
+                      format_points(total(table))] + [shown(row.points[check]) for check in table] +
+                     [_one_line(row.outcome.get("note", "")), _one_line(row.outcome.get("detail", ""))])
+    return exports.write_csv(lines)
 
 
 # The class summary: sections of tables, rendered as Markdown and as HTML.

@@ -156,12 +156,18 @@ def _is_call(code: str, match: re.Match) -> bool:
     return after.startswith("(") and not before.endswith((".", "->"))
 
 
-def read_dependencies(deps_text: str) -> List[str]:
-    """The files listed in a compiler's make-style dependency file (-MD -MF)."""
+def read_dependencies(deps_text: str, target: str = "") -> List[str]:
+    """The files listed in a compiler's make-style dependency file (-MD -MF): after the
+    rule's target, @p target when given (nvcc writes it unescaped), else the text up to the
+    first ': '. In the files' paths a space is written '\\ ', a '#' '\\#' and a '$' '$$' (as gcc
+    writes them)."""
     text = deps_text.replace("\\\n", " ")
-    _, _, files = text.partition(": ")
+    if target and text.startswith(target) and text[len(target):].lstrip(" ").startswith(":"):
+        files = text[len(target):].lstrip(" ")[1:]
+    else:
+        _, _, files = text.partition(": ")
     paths = re.findall(r"(?:\\ |[^\s])+", files)
-    return [path.replace("\\ ", " ") for path in paths]
+    return [path.replace("\\ ", " ").replace("\\#", "#").replace("$$", "$") for path in paths]
 
 
 def check_dependencies(dependencies: Iterable[str], *, source: str, allowed_headers: Iterable[str],

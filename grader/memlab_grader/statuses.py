@@ -25,8 +25,8 @@ class Status(str, Enum):
     GRADED = ("graded", "Graded.")
     MISSING = ("missing file", "No submission: the lab's file is not in the folder.")
     AMBIGUOUS = ("ambiguous file",
-                 "Not graded: more than one file could be the lab's, and the grader does not guess which; "
-                 "they are named below.")
+                 "Not graded yet: more than one file could be the lab's, and the grader does not guess "
+                 "which; they are named below, and your instructor will choose.")
     UNREADABLE = ("unreadable file", "The submitted file could not be read, or was refused; the reason is below.")
     FORBIDDEN = ("forbidden API", "Not graded: the file uses something this lab forbids.")
     COMPILE_ERROR = ("compile error", "Not graded: the file does not compile.")

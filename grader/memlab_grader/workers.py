@@ -117,13 +117,20 @@ def write_queue(path: str, compiled: List[dict]) -> None:
     grading.write_json_atomically(path, compiled)
 
 
-def stored_outcome(layout: grading.Layout, student: str) -> Optional[dict]:
-    """The row stored for @p student, final or not (a worker without a GPU stores 'not run: no GPU')."""
+def stored_outcome(layout: grading.Layout, entry: dict) -> Optional[dict]:
+    """The row stored for the queue's @p entry (a compiled outcome), final or not (a worker
+    without a GPU stores 'not run: no GPU'); None if its folder holds another submission's."""
     try:
-        with open(layout.outcome_path(student), encoding="utf-8") as handle:
-            return json.load(handle)
+        with open(layout.outcome_path(entry["row_folder"]), encoding="utf-8") as handle:
+            outcome = json.load(handle)
     except (OSError, ValueError):
         return None
+    return outcome if isinstance(outcome, dict) and outcome.get("key") == entry.get("key") else None
+
+
+def _final(layout: grading.Layout, entry: dict) -> bool:
+    outcome = stored_outcome(layout, entry)
+    return outcome is not None and outcome.get("status") not in grading.NOT_FINAL
 
 
 class LocalGpus:
@@ -174,7 +181,7 @@ class LocalGpus:
         failed = [code for code in codes if code == WORKER_SETUP_FAILED]
         if any(code in (130, -signal.SIGINT, -signal.SIGTERM) for code in codes):
             raise KeyboardInterrupt
-        outcomes = {o["student"]: stored_outcome(layout, o["student"]) for o in ready}
+        outcomes = {o["student"]: stored_outcome(layout, o) for o in ready}
         outcomes = {student: outcome for student, outcome in outcomes.items() if outcome}
         if failed and len(failed) == len(workers) and not any(
                 o.get("status") not in grading.NOT_FINAL for o in outcomes.values()):
@@ -205,7 +212,7 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
                       slurm_job=gpus.describe(gpu).get("slurm_job"),
                       started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
     try:
-        todo = [entry for entry in queue if grading.read_outcome(layout, entry["student"]) is None]
+        todo = [entry for entry in queue if not _final(layout, entry)]
         if not todo:
             say("every row of this queue is final already")
             return 0
@@ -247,10 +254,11 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
         where = gpus.describe(gpu)
         for index, entry in enumerate(queue):
             student = entry["student"]
-            if grading.read_outcome(layout, student) is not None or not _claim(args.worker_claims, index):
+            if _final(layout, entry) or not _claim(args.worker_claims, index):
                 continue
-            result = grading.grade_build(kit, student, entry["library"], stage=layout.stage_dir(student),
-                                         keep_dir=layout.student_dir(student), limits=limits, seed=args.seed,
+            result = grading.grade_build(kit, student, entry["library"], stage=layout.stage_dir(entry["row_folder"]),
+                                         keep_dir=layout.student_dir(entry["row_folder"]), limits=limits,
+                                         seed=args.seed,
                                          sanitizer=sanitizer, sandbox=sandbox)
             merged = dict(entry, **result, gpu=where)
             merged.pop("library", None)
@@ -301,7 +309,7 @@ def reports_only(args: argparse.Namespace, lab: str, table: points.Table, submis
     layout = grading.Layout(args.out)
     record = json.loads(reports.read_text(os.path.join(args.out, "run.json")))
     gpus.merge_records(layout, record)
-    rows = [stored_outcome(layout, s.student) or dict(student=s.student, status=Status.NOT_GRADED_YET, detail="",
+    rows = [grading.stored_outcome(layout, s) or dict(s.identity(), status=Status.NOT_GRADED_YET, detail="",
                                                      checks=[]) for s in submissions]
     scored = reports.write_reports(layout, lab, rows, table, record)
     waiting = sum(r.status == Status.NOT_GRADED_YET for r in scored)

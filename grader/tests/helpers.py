@@ -71,6 +71,15 @@ class GraderTestCase(unittest.TestCase):
         return subprocess.run(self.grade_command(*extra), capture_output=True, text=True,
                               env=dict(os.environ, **(env or {})), timeout=300)
 
+    def students_staged(self, stages):
+        """The students whose builds the stand-in grader ran, from the stage folders it
+        logged ("kit", the calibration, is left out): a stage is named by a hash."""
+        from memlab_grader.grading import Layout
+        from memlab_grader.layouts import row_folder
+        layout = Layout(self.out)
+        by_stage = {os.path.basename(layout.stage_dir(row_folder(name))): name for name in os.listdir(self.submissions)}
+        return [by_stage.get(stage, stage) for stage in stages if stage != "kit"]
+
     def gradebook(self):
         import csv
         with open(os.path.join(self.out, "gradebook.csv"), encoding="utf-8") as handle:

@@ -6,6 +6,12 @@ import os
 import sys
 import time
 
+
+def escaped(path):
+    """A path as nvcc (gcc) writes a dependency: spaces and '#' escaped, '$' doubled."""
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+
+
 args = sys.argv[1:]
 output = args[args.index("-o") + 1]
 deps = args[args.index("-MF") + 1]
@@ -21,6 +27,7 @@ if "FAKE_INCLUDES_REFERENCE" in text:
     here = os.path.dirname(os.path.abspath(__file__))
     read.append(os.path.join(here, "..", "..", "..", "solutions", "lab1_caching", "vector_add.cu"))
 with open(deps, "w") as handle:
-    handle.write(f"{output} : " + " \\\n    ".join(read) + "\n")
+    # The target as nvcc writes it, unescaped; the files read, escaped.
+    handle.write(f"{output} : " + " \\\n    ".join(escaped(path) for path in read) + "\n")
 with open(output, "w", encoding="latin-1") as handle:
     handle.write(text)
