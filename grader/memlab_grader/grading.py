@@ -128,9 +128,19 @@ def stored_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
 
 
 def read_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
-    """The final outcome stored for @p submission (what --resume keeps), or None."""
+    """The final outcome stored for @p submission (what --resume keeps), or None: also
+    when its file is not the one graded then (a fixed file put in the folder since)."""
     outcome = stored_outcome(layout, submission)
-    return outcome if outcome is not None and outcome.get("status") not in NOT_FINAL else None
+    if outcome is None or outcome.get("status") in NOT_FINAL:
+        return None
+    graded = outcome.get("source_sha256")
+    if graded:
+        try:
+            if hashlib.sha256(read_source(submission)).hexdigest() != graded:
+                return None
+        except SourceError:
+            return None
+    return outcome
 
 
 def save_outcome(layout: Layout, outcome: dict) -> None:

@@ -384,6 +384,18 @@ class Resumes(GraderTestCase):
         self.assertEqual(self.students_staged(stages), ["b"])
         self.assertEqual({r["status"] for r in self.gradebook().values()}, {"graded"})
 
+    def test_resume_grades_again_a_file_changed_since(self):
+        for name in ("a", "b"):
+            self.submit(name, "all fine")
+        log = os.path.join(self.root, "runs.log")
+        self.assertEqual(self.grade(env={"FAKE_RUN_LOG": log}).returncode, 0)
+        self.submit("b", "all fine, and a comment added since")
+        open(log, "w").close()
+        finished = self.grade("--resume", env={"FAKE_RUN_LOG": log})
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        with open(log) as runs:
+            self.assertEqual(self.students_staged(runs.read().split()), ["b"])
+
     def test_an_interrupted_run_keeps_its_finished_rows(self):
         self.submit("a_first", "all fine")
         self.submit("b_slow", "FAKE_SLOW=60")
