@@ -255,7 +255,7 @@ def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, saniti
 
 def compile_all(pending: List[grading.Submission], kit: Kit, layout: grading.Layout, limits: grading.Limits,
                 jobs: int, progress: Progress) -> Dict[str, dict]:
-    outcomes: Dict[str, dict] = {}
+    outcomes: Dict[str, grading.Outcome] = {}
     if not pending:
         return outcomes
     print(f"Compiling {len(pending)} submissions, {jobs} at a time ...", flush=True)
@@ -401,7 +401,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     record_path = os.path.join(args.out, "run.json")
     earlier = json.loads(reports.read_text(record_path)) if args.resume else {}
     progress = Progress()
-    outcomes: Dict[str, dict] = {}
+    outcomes: Dict[str, grading.Outcome] = {}
     record: dict = {}
     try:
         kit = kit.snapshot(os.path.join(layout.work, "kit"))

@@ -3,12 +3,8 @@ private folder, scanned, compiled against the pristine lab, run by the lab's
 grader in a process of its own (which runs the student's code in a sandboxed
 runner process), and classified.
 
-An outcome is a dict, stored as students/<row folder>/outcome.json once it is final:
-  student (the row's name), key and row_folder (which submission it is, and its
-  folder: Submission's), status, detail, checks (the lab grader's check rows that ran),
-  running (the check a killed or crashed run was in), gpu_trouble,
-  source_sha256, compile_seconds, run_seconds.
-Scores are not part of it: they are computed from it with the points table
+An outcome (Outcome, below) is stored as students/<row folder>/outcome.json once it
+is final. Scores are not part of it: they are computed from it with the points table
 when the reports are written, so a changed table re-scores every row.
 """
 from __future__ import annotations
@@ -19,13 +15,39 @@ import os
 import secrets
 import shutil
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Any, Dict, List, Optional, TypedDict
 
 from . import scan
 from .kit import Kit
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
+
+
+class Outcome(TypedDict, total=False):
+    """What grading one submission found: what outcome.json holds, and what the reports,
+    the exports and --resume read. JSON's types, so that it is stored as it is."""
+    # Who (Submission.identity(): the empty ones left out)
+    student: str          # the row's name, unique in the gradebook
+    key: str              # which submission: its own name in SUBMISSIONS (what --resume matches)
+    row_folder: str       # its folder under OUT/students
+    student_id: str       # the layout's id (Canvas user id, Gradescope SID, GitHub user), if any
+    id_kind: str          # what student_id is
+    email: str            # Gradescope's
+    members: List[Dict[str, str]]  # a Gradescope group's students
+    note: str             # how its file was found, where not exactly (a near name, a late mark)
+    # What happened
+    status: str           # a statuses.Status value
+    detail: str           # the status in words, for the student
+    checks: List[Dict[str, Any]]   # the lab grader's check rows that ran (results.json's)
+    running: Optional[str]         # the check a killed or crashed run was in
+    gpu_trouble: Optional[Dict[str, Any]]  # what the lab grader saw go wrong on the GPU
+    gpu: Dict[str, Any]   # the GPU that graded it (gpus.describe)
+    source_sha256: str    # the file graded (a changed file is graded again by --resume)
+    library: str          # the compiled build, while it waits to run
+    compile_seconds: float
+    run_seconds: float
+
 
 # Every status but these is final: --resume keeps the row. An ambiguous file is not final:
 # no file was graded, and which one to grade is the instructor's to say (rename it, then
@@ -112,7 +134,7 @@ def write_json_atomically(path: str, data) -> None:
     write_text_atomically(path, json.dumps(data, indent=1))
 
 
-def stored_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
+def stored_outcome(layout: Layout, submission: Submission) -> Optional[Outcome]:
     """The outcome stored for @p submission, final or not; None if there is none, or if
     the one in its folder is another submission's (its key differs)."""
     try:
@@ -127,7 +149,7 @@ def stored_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
     return dict(outcome, **submission.identity())
 
 
-def read_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
+def read_outcome(layout: Layout, submission: Submission) -> Optional[Outcome]:
     """The final outcome stored for @p submission (what --resume keeps), or None: also
     when its file is not the one graded then (a fixed file put in the folder since)."""
     outcome = stored_outcome(layout, submission)
@@ -143,13 +165,13 @@ def read_outcome(layout: Layout, submission: Submission) -> Optional[dict]:
     return outcome
 
 
-def save_outcome(layout: Layout, outcome: dict) -> None:
+def save_outcome(layout: Layout, outcome: Outcome) -> None:
     """Written atomically: an interrupted grader leaves a whole outcome or none."""
     write_json_atomically(layout.outcome_path(outcome["row_folder"]), outcome)
 
 
-def _outcome(student: str, status: str, detail: str = "", **more) -> dict:
-    return dict(student=student, status=status, detail=detail, checks=[], running=None,
+def _outcome(student: str, status: str, detail: str = "", **more) -> Outcome:
+    return Outcome(student=student, status=status, detail=detail, checks=[], running=None,
                 gpu_trouble=None, **more)
 
 
@@ -165,7 +187,7 @@ def _compiler_errors(text: str, lines: int = 20) -> str:
     return "\n".join(kept[first:first + lines])
 
 
-def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
+def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> Outcome:
     """Stages, scans and compiles one submission: an outcome whose status is
     Status.COMPILED, ambiguous (for the instructor to resolve), or final (missing, unreadable,
     forbidden, compile error).
@@ -179,7 +201,7 @@ def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) ->
     return dict(outcome, **submission.identity())
 
 
-def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> dict:
+def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> Outcome:
     student = submission.student
     os.makedirs(layout.student_dir(submission.row_folder), exist_ok=True)
     if submission.source is None:
@@ -252,7 +274,7 @@ def _read_results(path: str) -> Optional[dict]:
 
 
 def grade_build(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
-                sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> dict:
+                sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> Outcome:
     """Runs the lab's grader on @p library (after the memory-checking pass when
     @p sanitizer names compute-sanitizer), the student's runner in @p sandbox
     unless it is None, and classifies what happened."""
@@ -266,7 +288,7 @@ def grade_build(kit: Kit, student: str, library: str, *, stage: str, keep_dir: s
 
 
 def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
-                sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> dict:
+                sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> Outcome:
     # A fresh name each run: the results come from this file, never from what the program prints.
     results = os.path.join(stage, f"results-{secrets.token_hex(8)}.json")
     report = os.path.join(stage, "report.txt")
@@ -298,7 +320,7 @@ def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: s
     return outcome
 
 
-def classify(finished: Finished, results: Optional[dict], limits: Limits, sanitizer: bool = False) -> dict:
+def classify(finished: Finished, results: Optional[dict], limits: Limits, sanitizer: bool = False) -> Outcome:
     """What a grader run's ending and its results file say happened. The lab
     grader runs none of the student's code (its runner does), so what it
     reports, its exit code and the trouble it saw in the runner, is trusted."""

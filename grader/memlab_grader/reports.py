@@ -24,7 +24,7 @@ from .statuses import Status
 class Scored:
     """One row of the gradebook."""
 
-    outcome: dict
+    outcome: grading.Outcome
     points: Dict[str, float]
     total: float
 
@@ -51,7 +51,7 @@ class Scored:
         return next((c for c in self.outcome.get("checks", []) if c.get("id") == check_id), None)
 
 
-def score(outcome: dict, table: Table) -> Scored:
+def score(outcome: grading.Outcome, table: Table) -> Scored:
     """Points per check and the total. Checks that ran keep what they earned
     whatever happened later (a crash in step 4 keeps steps 1-3)."""
     ran = {check.get("id"): check for check in outcome.get("checks", [])}
@@ -310,7 +310,7 @@ def summary_html(sections: Sequence[Section]) -> str:
     return out.getvalue()
 
 
-def write_reports(layout: grading.Layout, lab: str, outcomes: Sequence[dict], table: Table, record: dict) -> List[Scored]:
+def write_reports(layout: grading.Layout, lab: str, outcomes: Sequence[grading.Outcome], table: Table, record: dict) -> List[Scored]:
     """Every report of the run, from @p outcomes (one per student, in order)."""
     titles = record.get("check_titles", {})
     rows = [score(outcome, table) for outcome in outcomes]
