@@ -295,11 +295,14 @@ def print_warnings(warnings: List[str], most: int = 20) -> None:
 
 def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grading.Limits, args: argparse.Namespace,
             sanitizer: str, sandbox: Optional[RunnerSandbox], table: points.Table,
-            progress: Progress) -> Dict[str, dict]:
-    """Grades each compiled submission on the GPU; their outcomes, final or not."""
+            progress: Progress) -> Tuple[Dict[str, dict], str]:
+    """Grades each compiled submission on the GPU: their outcomes, final or not, and
+    why the GPU stopped ("" if it did not). Once a run ends by the machine's failure
+    (grading.machine_failure), no more run: that row is stored as it ended (not final)
+    and the rest read "not graded yet", for --resume on a working GPU."""
     graded: Dict[str, dict] = {}
     if not compiled:
-        return graded
+        return graded, ""
     print(f"Grading {len(compiled)} on the GPU, one at a time (time limit {limits.run_seconds:.0f} s each) ...",
           flush=True)
     width = max(len(o["student"]) for o in compiled)
@@ -318,7 +321,12 @@ def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grad
         progress.line(f"  [{index:>{len(str(len(compiled)))}}/{len(compiled)}] {student:<{width}}  "
                       f"{merged['status']:<20} {reports.format_points(scored.total):>6} / {reports.format_points(maximum)}"
                       f"  ({merged.get('run_seconds', 0):.1f} s)")
-    return graded
+        stopped = grading.machine_failure(merged)
+        if stopped:
+            print(f"The GPU stopped being usable at {student}'s run ({stopped}): grading stops here; "
+                  f"{len(compiled) - index} rows after it are left 'not graded yet'.", file=sys.stderr, flush=True)
+            return graded, f"{stopped} (at {student}'s run)"
+    return graded, ""
 
 
 def kit_record(kit: Kit) -> dict:
@@ -497,17 +505,25 @@ def main(argv: Optional[List[str]] = None) -> int:
             if dispatcher.reports_later:
                 return EXIT_DONE  # submitted: the report job writes the reports once the tasks end
         elif have_gpu:
-            outcomes.update(run_all(ready, kit, layout, limits, args, sanitizer, sandbox, table, progress))
+            graded, stopped = run_all(ready, kit, layout, limits, args, sanitizer, sandbox, table, progress)
+            outcomes.update(graded)
+            if stopped:
+                record["sessions"][-1]["gpu_stopped"] = stopped
         else:
             for outcome in ready:
                 outcome.update(status=Status.NO_GPU, detail="compiled; this machine has no GPU to run it")
                 outcome.pop("library", None)
                 grading.save_outcome(layout, outcome)
+        for student, outcome in outcomes.items():  # compiled, and no GPU ran it: never stored
+            if outcome["status"] == Status.COMPILED:
+                outcomes[student] = {k: v for k, v in outcome.items() if k != "library"}
+                outcomes[student].update(status=Status.NOT_GRADED_YET, detail="", checks=[])
         record["sessions"][-1].update(
             finished=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             gpu=record["gpu"].get("GPU", "") if have_gpu else None,
             compiled=sorted(compiled),
-            graded_on_gpu=sorted(o["student"] for o in ready if outcomes[o["student"]]["status"] not in grading.NOT_FINAL))
+            graded_on_gpu=sorted(o["student"] for o in ready if o["student"] in outcomes and
+                                 outcomes[o["student"]]["status"] not in grading.NOT_FINAL))
         status = EXIT_DONE
     except (KeyboardInterrupt, SetupFailed) as stop:
         kill_all()

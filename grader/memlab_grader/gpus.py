@@ -143,6 +143,23 @@ def claim_model(layout: Layout, model: str, record_model: str = "") -> str:
         return handle.read().strip()
 
 
+def stopped_lines(layout: Layout) -> List[str]:
+    """One line per GPU that could not grade or stopped grading, saying why (its run record's)."""
+    record: dict = {}
+    merge_records(layout, record)
+    return _stopped(record.get("gpus") or {})
+
+
+def _stopped(gpus: Dict[str, dict]) -> List[str]:
+    lines = []
+    for name, data in sorted(gpus.items()):
+        if data.get("stopped"):
+            lines.append(f"{name} stopped grading: {data['stopped']}; its rows were left to the other GPUs.")
+        elif data.get("trouble"):
+            lines.append(f"{name} graded nothing: {data['trouble']}.")
+    return lines
+
+
 def summary_sections(rows, record: dict):
     """The summary's account of several GPUs: each GPU and its calibration, and which
     GPU graded which row. Nothing when the run record names no GPUs (one GPU, as before)."""
@@ -158,7 +175,8 @@ def summary_sections(rows, record: dict):
     models = sorted({data.get("name", "") for data in gpus.values() if data.get("name")})
     text = (f"{len(gpus)} GPUs graded this class, each timing alone against the reference on itself."
             + (f" WARNING: they are of different models ({', '.join(models)}): each row's timing ratios are "
-               f"fair on its own GPU, but rows of different models are not equally strict." if len(models) > 1 else ""))
+               f"fair on its own GPU, but rows of different models are not equally strict." if len(models) > 1 else "")
+            + "".join(f" {line}" for line in _stopped(gpus)))
     table = []
     for name, data in sorted(gpus.items()):
         reference = data.get("reference_run", {}).get("seconds")

@@ -53,7 +53,7 @@ class Outcome(TypedDict, total=False):
 # no file was graded, and which one to grade is the instructor's to say (rename it, then
 # --resume), so it exports empty, never as a zero. An unreadable file is final: the
 # student's submission cannot be used (a damaged or refused zip, a file too large).
-NOT_FINAL = {Status.NO_GPU, Status.COMPILED, Status.NOT_GRADED_YET, Status.AMBIGUOUS}
+NOT_FINAL = {Status.NO_GPU, Status.GPU_FAILED, Status.COMPILED, Status.NOT_GRADED_YET, Status.AMBIGUOUS}
 # Final rows settled before any GPU run, by the compiler (its flags and architectures
 # matter), and by reading the folder (nothing of the kit matters).
 SETTLED_BY_COMPILING = {Status.FORBIDDEN, Status.COMPILE_ERROR, Status.COMPILE_TIMEOUT}
@@ -320,6 +320,20 @@ def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: s
     return outcome
 
 
+def machine_failure(outcome: Outcome) -> str:
+    """Why the grading machine, not the submission, ended this run; "" when it did not.
+    The one rule by which grade.py on one GPU, each --gpus worker and each Slurm task
+    stop grading: the lab grader found no usable GPU (exit 77), or its GPU or the
+    reference's runner failed before the student's runner started (exit 3). Nothing of
+    the student's was judged, so the row is not final, and this GPU gets no more rows."""
+    if outcome.get("status") not in (Status.NO_GPU, Status.GPU_FAILED):
+        return ""
+    lines = (outcome.get("detail") or "").strip().splitlines()
+    said = [line for line in lines if "grader:" in line] or lines  # the lab grader's own words
+    what = "no usable GPU" if outcome["status"] == Status.NO_GPU else "the GPU failed before the checks"
+    return f"{what}{': ' + said[-1] if said else ''}"
+
+
 def classify(finished: Finished, results: Optional[dict], limits: Limits, sanitizer: bool = False) -> Outcome:
     """What a grader run's ending and its results file say happened. The lab
     grader runs none of the student's code (its runner does), so what it
@@ -345,6 +359,9 @@ def classify(finished: Finished, results: Optional[dict], limits: Limits, saniti
                     detail="compute-sanitizer memcheck found errors:\n" + "\n".join(errors[:12]))
     if code == GRADER_NO_GPU:
         return dict(base, status=Status.NO_GPU, detail="")
+    if code == GRADER_GPU_FAILED:
+        # Before the student's runner started: the GPU, or the reference's runner, failed.
+        return dict(base, status=Status.GPU_FAILED, detail=tail_of(finished.text(), 8))
     if code == GRADER_STUDENT_UNLOADABLE:
         # The runner's own message (dlopen's, or a missing function's) ends the log.
         return dict(base, status=Status.NOT_LOADABLE, detail=tail_of(finished.text(), 12))
@@ -362,7 +379,7 @@ def classify(finished: Finished, results: Optional[dict], limits: Limits, saniti
         # Hoarded memory is found after a check; the runner's troubles happen in one.
         at = f" ({'after' if kind == 'memory_exhausted' else 'in'} {where})" if where else ""
         return dict(base, status=TROUBLE_STATUS[kind], detail=f"{message}{at}")
-    if code in (GRADER_BAD_INPUT, GRADER_GPU_FAILED):
+    if code == GRADER_BAD_INPUT:
         return dict(base, status=Status.GRADER_ERROR, detail=tail_of(finished.text(), 8))
     return dict(base, status=Status.GRADER_ERROR,
                 detail=f"the lab grader ended with exit status {code} before its checks finished{during}:\n"

@@ -51,6 +51,9 @@ class Status(str, Enum):
                          "SIGCONT it arranged?); its process was ended. The checks that ran before count.")
     MEMORY_ERROR = ("memory error", "compute-sanitizer found memory errors; the submission was not graded further.")
     NO_GPU = ("not run: no GPU", "Compiled, but not run: the grading machine has no GPU.")
+    GPU_FAILED = ("not run: GPU failed",
+                  "Compiled, but not run: the grading machine's GPU failed before your code ran "
+                  "(nothing of yours was judged); it will be graded on a working one.")
     GRADER_ERROR = ("grader error", "The grader could not run your build; tell your instructor.")
     # between the two phases; never stored
     COMPILED = ("compiled",)

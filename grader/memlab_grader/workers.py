@@ -187,18 +187,32 @@ class LocalGpus:
                 o.get("status") not in grading.NOT_FINAL for o in outcomes.values()):
             from .cli import SetupFailed
             raise SetupFailed("no GPU could grade: each worker's reason is printed above")
-        if failed:
-            print(f"WARNING: {len(failed)} of {len(workers)} GPUs could not grade (their reasons are above); the "
-                  f"others took their share.", file=sys.stderr)
+        stopped = [code for code in codes if code != 0]
+        if stopped:
+            for line in gpus.stopped_lines(layout):
+                print(f"WARNING: {line}", file=sys.stderr)
+            left = sum(o["student"] not in outcomes for o in ready)
+            print(f"WARNING: {len(stopped)} of {len(workers)} GPUs stopped or could not grade; "
+                  + ("the others took their share." if not left else
+                     f"{left} rows no GPU took read 'not graded yet' (--resume grades them)."), file=sys.stderr)
         return outcomes
 
 
-WORKER_SETUP_FAILED = 3
+# A worker's exit codes, besides 0 (done) and 130 (interrupted): it could not be set up
+# (its reference failed, its sandbox cannot start, another GPU model); it found no usable
+# GPU at its calibration and took no row; its GPU failed after its calibration.
+WORKER_SETUP_FAILED, WORKER_NO_GPU, WORKER_GPU_STOPPED = 3, 4, 5
 
 
 def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sanitizer: str) -> int:
     """A worker's whole life (grade.py --worker-queue): calibrate on this process's GPU,
-    then grade each queued submission whose row is not final. Returns the exit code."""
+    then grade queued submissions whose rows are not final, one at a time, until none is
+    left or the GPU fails. Returns the exit code.
+
+    A worker stores only final rows, graded on its GPU while it works. A GPU that cannot
+    grade (no usable GPU, or one that fails after its calibration: grading.machine_failure,
+    the rule grade.py on one GPU stops by) takes no more rows: the row it was running is
+    handed back, and the other workers take the rest; rows no GPU took read "not graded yet"."""
     from . import cli  # cli imports this module
     layout = grading.Layout(args.out)
     with open(args.worker_queue, encoding="utf-8") as handle:
@@ -212,24 +226,18 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
                       slurm_job=gpus.describe(gpu).get("slurm_job"),
                       started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
     try:
-        todo = [entry for entry in queue if not _final(layout, entry)]
-        if not todo:
+        if all(_final(layout, entry) for entry in queue):
             say("every row of this queue is final already")
             return 0
         sandbox, why = (None, "--no-sandbox") if args.no_sandbox else cli.runner_sandbox(kit, args)
         reference = cli.calibrate(kit, layout, args, sanitizer, sandbox,
                                   stage_name="reference-" + name.replace(" ", "-").replace("/", "-"))
-        if reference["status"] == Status.NO_GPU:
-            say(f"no GPU here: {len(todo)} rows marked 'not run: no GPU'")
-            for entry in todo:
-                if _claim(args.worker_claims, queue.index(entry)):
-                    outcome = dict(entry, status=Status.NO_GPU,
-                                   detail=f"compiled; {platform.node()} has no GPU to run it")
-                    outcome.pop("library", None)
-                    grading.save_outcome(layout, outcome)
-            gpu_record["trouble"] = "no GPU"
+        trouble = grading.machine_failure(reference)
+        if trouble:
+            gpu_record["trouble"] = trouble
             gpus.save_record(layout, name, gpu_record)
-            return 0
+            say(f"cannot grade here ({trouble}): this worker takes no row")
+            return WORKER_NO_GPU
         if sandbox is None and not args.no_sandbox:
             raise cli.SetupFailed(f"the sandbox for students' code cannot start on {platform.node()}: {why}")
         model = gpu.name if gpu else reference.get("facts", {}).get("GPU", "")
@@ -252,21 +260,33 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
         say(f"the reference passes in {reference['run_seconds']:.1f} s; grading ({limits.run_seconds:.0f} s limit each)")
         maximum = points.total(table)
         where = gpus.describe(gpu)
-        for index, entry in enumerate(queue):
+        taken: set = set()
+        graded = 0
+        while True:
+            index = _next_row(args.worker_claims, queue, layout, taken)
+            if index is None:
+                return 0
+            entry = queue[index]
             student = entry["student"]
-            if _final(layout, entry) or not _claim(args.worker_claims, index):
-                continue
             result = grading.grade_build(kit, student, entry["library"], stage=layout.stage_dir(entry["row_folder"]),
                                          keep_dir=layout.student_dir(entry["row_folder"]), limits=limits,
                                          seed=args.seed,
                                          sanitizer=sanitizer, sandbox=sandbox)
             merged = dict(entry, **result, gpu=where)
             merged.pop("library", None)
+            trouble = grading.machine_failure(merged)
+            if trouble:
+                _hand_back(args.worker_claims, index)
+                gpu_record["stopped"] = f"{trouble} (at {student}'s run, after {graded} rows)"
+                gpus.save_record(layout, name, gpu_record)
+                say(f"this GPU stopped being usable at {student}'s run ({trouble}): it takes no more rows; "
+                    f"the other GPUs take the rest (rows none takes read 'not graded yet')")
+                return WORKER_GPU_STOPPED
             grading.save_outcome(layout, merged)
+            graded += 1
             scored = reports.score(merged, table)
             say(f"{student}  {merged['status']}  {reports.format_points(scored.total)} / "
                 f"{reports.format_points(maximum)}  ({merged.get('run_seconds', 0):.1f} s)")
-        return 0
     except cli.SetupFailed as error:
         gpu_record["trouble"] = str(error).splitlines()[0]
         gpus.save_record(layout, name, gpu_record)
@@ -291,6 +311,27 @@ def _claim(folder: Optional[str], index: int) -> bool:
         return True
     except FileExistsError:
         return False
+
+
+def _hand_back(folder: Optional[str], index: int) -> None:
+    """Gives up the claim on entry @p index, which this worker could not grade: another takes it."""
+    if folder:
+        try:
+            os.unlink(os.path.join(folder, str(index)))
+        except FileNotFoundError:
+            pass
+
+
+def _next_row(folder: Optional[str], queue: List[dict], layout: grading.Layout, taken: set) -> Optional[int]:
+    """The next queue entry this worker grades, claimed; None when none is left. Each pass
+    starts from the queue's head: an entry a stopped worker handed back is taken again."""
+    for index, entry in enumerate(queue):
+        if index in taken or not _claim(folder, index):
+            continue
+        taken.add(index)
+        if not _final(layout, entry):
+            return index
+    return None
 
 
 def _earlier_model(out: str) -> str:

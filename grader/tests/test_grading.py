@@ -287,6 +287,18 @@ class ExitCodes(GraderTestCase):
         self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
                          {"a_first": "graded", "b_gpu_gone": "not run: no GPU"})
 
+    def test_a_gpu_that_fails_mid_run_stops_the_run_with_no_final_row_for_the_rest(self):
+        self.submit("a_first", "all fine")
+        self.submit("b_gpu_fails", "FAKE_GPU_FAILED_NOW")
+        self.submit("c_after", "all fine")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 1, finished.stdout + finished.stderr)
+        self.assertIn("The GPU stopped being usable at b_gpu_fails's run (the GPU failed before the checks", finished.stderr)
+        self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
+                         {"a_first": "graded", "b_gpu_fails": "not run: GPU failed", "c_after": "not graded yet"})
+        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
+            self.assertIn("b_gpu_fails", json.load(handle)["sessions"][-1]["gpu_stopped"])
+
 
 def ended(code=None, signal_number=None, timed_out=False, output_exceeded=False, output=b""):
     return Finished(exit_code=code, signal_number=signal_number, timed_out=timed_out,
@@ -339,10 +351,17 @@ class Classifies(unittest.TestCase):
         lost = self.classify(ended(4), self.results(complete=False, trouble=dict(
             kind="context_lost", check="step1.correct", message="an illegal memory access")))
         self.assertEqual((lost["status"], lost["detail"]), ("GPU error", "an illegal memory access after step1.correct"))
-        for code in (2, 3):
-            outcome = self.classify(ended(code, output=b"bad option --frobnicate"), None)
-            self.assertEqual(outcome["status"], "grader error")
-            self.assertIn("bad option --frobnicate", outcome["detail"])
+        outcome = self.classify(ended(2, output=b"bad option --frobnicate"), None)
+        self.assertEqual(outcome["status"], "grader error")
+        self.assertIn("bad option --frobnicate", outcome["detail"])
+        # Exit 3: the GPU failed before the student's runner started; the machine's, not final.
+        failed = self.classify(ended(3, output=b"lab1 grader: the GPU failed before any check ran: Xid 79\n"), None)
+        self.assertEqual(failed["status"], "not run: GPU failed")
+        self.assertIn(failed["status"], grading.NOT_FINAL)
+        self.assertEqual(grading.machine_failure(failed),
+                         "the GPU failed before the checks: lab1 grader: the GPU failed before any check ran: Xid 79")
+        self.assertEqual(grading.machine_failure(self.classify(ended(77), None)), "no usable GPU")
+        self.assertEqual(grading.machine_failure(outcome), "")
         early = self.classify(ended(0), self.results(complete=False, running="step2.correct"))
         self.assertEqual(early["status"], "grader error")
         self.assertIn("exit status 0 before its checks finished during step2.correct", early["detail"])

@@ -2,7 +2,8 @@
 nvidia-smi lists the GPUs, the stand-in lab grader logs which GPU each run saw
 and when. Each GPU grades alone, is calibrated on its own, and is named in each
 row it graded; GPUs of two models are refused unless asked for; an interrupted
-run with two workers resumes without a row graded twice or lost."""
+run with two workers resumes without a row graded twice or lost; a GPU that
+fails, before or after its calibration, takes no rows from the GPUs that work."""
 import glob
 import json
 import os
@@ -13,7 +14,9 @@ import time
 from helpers import STANDINS, GraderTestCase
 
 
-class GradesOnEveryGpu(GraderTestCase):
+class FakeGpus(GraderTestCase):
+    """A fake nvidia-smi on PATH listing two GPUs of one model."""
+
     def setUp(self):
         super().setUp()
         self.bin = os.path.join(self.root, "bin")
@@ -29,6 +32,8 @@ class GradesOnEveryGpu(GraderTestCase):
         with open(os.path.join(self.out, "students", student, "outcome.json"), encoding="utf-8") as handle:
             return json.load(handle)
 
+
+class GradesOnEveryGpu(FakeGpus):
     def test_each_gpu_grades_alone_and_each_row_names_its_gpu(self):
         students = [f"s{n}" for n in range(8)]
         for student in students:
@@ -85,8 +90,8 @@ class GradesOnEveryGpu(GraderTestCase):
         self.submit("one", "fine")
         self.submit("two", "FAKE_COMPILE_ERROR")
         finished = self.grade("--gpus", "all", env=dict(self.env, FAKE_NO_GPU="1"))
-        self.assertEqual(finished.returncode, 1, finished.stderr)  # no GPU worked: "not run: no GPU"
-        self.assertEqual(self.gradebook()["one"]["status"], "not run: no GPU")
+        self.assertEqual(finished.returncode, 1, finished.stderr)  # no GPU worked: no row taken
+        self.assertEqual(self.gradebook()["one"]["status"], "not graded yet")
         finished = self.grade("--gpus", "all", "--resume", env=self.env)
         self.assertEqual(finished.returncode, 0, finished.stderr)
         finished = self.grade("--gpus", "0", "--resume", env=dict(self.env, FAKE_GPUS="Fake H100"))
@@ -125,3 +130,60 @@ class GradesOnEveryGpu(GraderTestCase):
         book = self.gradebook()
         self.assertEqual(sorted(book), students)
         self.assertTrue(all(row["status"] == "graded" for row in book.values()))
+
+
+# GPU 1 is bad (red team 10, F2): BAD_GPU=after-calibration fails each student's run as a GPU
+# fallen off the bus does (exit 3) once its reference passed; BAD_GPU=no-gpu finds no GPU (77).
+BAD_GPU_GRADER = """#!/bin/sh
+if [ "$CUDA_VISIBLE_DEVICES" = "GPU-fake-1" ]; then
+  case "$BAD_GPU" in
+    no-gpu) echo "no GPU here"; exit 77 ;;
+    after-calibration) case "$*" in
+      *"reference.cu --reference"*) ;;
+      *) echo "lab1 grader: the GPU failed before any check ran: Xid 79"; exit 3 ;;
+    esac ;;
+  esac
+fi
+exec {fake} "$@"
+"""
+
+
+class OneBadGpu(FakeGpus):
+    """Two GPUs, one of them bad: the good one grades the class, and no row is final
+    that no working GPU graded."""
+
+    def setUp(self):
+        super().setUp()
+        wrapper = self.write(os.path.join(self.root, "kit", "bad_gpu_grader.sh"),
+                             BAD_GPU_GRADER.format(fake=os.path.join(STANDINS, "fake_lab_grader.py")))
+        os.chmod(wrapper, 0o755)
+        with open(self.kit, encoding="utf-8") as handle:
+            kit = json.load(handle)
+        kit["grader"] = wrapper
+        self.write(self.kit, json.dumps(kit))
+        self.students = [f"s{n}" for n in range(8)]
+        for student in self.students:
+            self.submit(student, "FAKE_SLOW=0.3")
+
+    def test_a_gpu_failing_after_its_calibration_leaves_every_row_to_the_good_gpu(self):
+        finished = self.grade("--gpus", "all", env=dict(self.env, BAD_GPU="after-calibration"))
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        book = self.gradebook()
+        self.assertEqual({s: r["status"] for s, r in book.items()}, {s: "graded" for s in self.students})
+        self.assertEqual({self.outcome(s)["gpu"]["uuid"] for s in self.students}, {"GPU-fake-0"})
+        self.assertIn("GPU 1 stopped grading: the GPU failed before the checks", finished.stderr)
+        self.assertIn("GPU 1 stopped grading: the GPU failed before the checks: lab1 grader: the GPU failed before "
+                      "any check ran: Xid 79 (at ", self.read("summary.md"))
+
+    def test_a_gpu_with_no_gpu_takes_no_row(self):
+        finished = self.grade("--gpus", "all", env=dict(self.env, BAD_GPU="no-gpu"))
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        self.assertEqual({s: r["status"] for s, r in self.gradebook().items()}, {s: "graded" for s in self.students})
+        self.assertIn("GPU 1 graded nothing: no usable GPU", self.read("summary.md"))
+
+    def test_when_no_gpu_works_no_row_is_final_and_the_exit_says_so(self):
+        finished = self.grade("--gpus", "1", env=dict(self.env, BAD_GPU="after-calibration"))
+        self.assertEqual(finished.returncode, 1, finished.stdout + finished.stderr)
+        self.assertEqual({r["status"] for r in self.gradebook().values()}, {"not graded yet"})
+        self.assertIn("8 rows are not final (not graded yet)", finished.stderr)
+        self.assertIn("GPU 1 stopped grading", finished.stderr)

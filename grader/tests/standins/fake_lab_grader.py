@@ -17,6 +17,7 @@ What the "student" does is read from markers in the student's build
   FAKE_MEMORY         names hoarded GPU memory after step1.correct
   FAKE_EXIT_EARLY     exits 0 before the checks are done (a grader's bug)
   FAKE_NO_GPU_NOW     exits 77 once started, as when the GPU stops being usable mid-run
+  FAKE_GPU_FAILED_NOW exits 3 once started, as when the GPU fails before any check (an Xid)
   FAKE_PRINTS_PASS    prints a results-like text claiming full marks, and fails
   FAKE_SLOW=s         sleeps s seconds before the checks (unless FAKE_NOT_SLOW is set)
 Environment: FAKE_NO_GPU=1 makes it exit 77; FAKE_RUN_LOG=file gets a line per
@@ -95,6 +96,9 @@ start_runner()
 if marker("FAKE_NO_GPU_NOW"):
     print("the GPU is gone")
     sys.exit(77)
+if marker("FAKE_GPU_FAILED_NOW"):
+    print("lab1 grader: the GPU failed before any check ran: Xid 79, GPU has fallen off the bus")
+    sys.exit(3)
 slow = marker("FAKE_SLOW")
 if slow and not os.environ.get("FAKE_NOT_SLOW"):
     time.sleep(float(slow.group(1)))
