@@ -105,6 +105,11 @@ SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
 # No cgroups and no systemd: processes are tracked by their parents, and not bound to CPUs.
+# A production GPU cluster should constrain each job to its GPUs instead: TaskPlugin=task/cgroup
+# here and ConstrainDevices=yes in cgroup.conf, so that a job cannot open another job's
+# /dev/nvidiaN. grade.py's tasks keep students' code to their one GPU either way (each turns
+# Slurm's CUDA_VISIBLE_DEVICES index into that GPU's UUID, and its sandbox binds that GPU's
+# device node alone); the cgroup also keeps the grader itself, and anything else, to it.
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none

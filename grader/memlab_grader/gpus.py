@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
 from .grading import Layout, write_json_atomically
+from .sandbox import gpu_devices
 
 
 @dataclass
@@ -63,17 +64,47 @@ def choose(spec: str, available: List[Gpu]) -> List[Gpu]:
     return chosen
 
 
-def visible_gpu() -> Optional[Gpu]:
-    """The GPU this process grades on: the first of CUDA_VISIBLE_DEVICES (a UUID or an
-    index), else the only or the first one listed. None where nvidia-smi lists none."""
+def visible_gpu(environ=None) -> Optional[Gpu]:
+    """The one GPU this process grades on, as CUDA_VISIBLE_DEVICES names it (in @p environ,
+    default os.environ): by UUID (a --gpus worker) or by index (Slurm's gres sets "0", "1",
+    ...: read as nvidia-smi numbers the GPUs, in PCI bus order), its first entry if it names
+    several; or the only GPU here. None where nvidia-smi lists no GPU (the calibration then
+    finds whether there is one). Raises ValueError where it cannot be told which one GPU."""
+    environ = os.environ if environ is None else environ
     available = list_gpus()
+    given = environ.get("CUDA_VISIBLE_DEVICES")
+    visible = (given or "").split(",")[0].strip()
     if not available:
+        numbered = [node for node in gpu_devices() if re.fullmatch(r"nvidia\d+", os.path.basename(node))]
+        if len(numbered) > 1:
+            raise ValueError(f"nvidia-smi lists no GPU, but this machine has {len(numbered)} GPU device nodes "
+                             f"({', '.join(sorted(numbered))}): cannot tell which one this worker grades on")
         return None
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
     for gpu in available:
         if visible and visible in (gpu.uuid, gpu.index):
             return gpu
-    return available[0]
+    listed = "; ".join(f"{g.index} {g.uuid}" for g in available)
+    if given is None:
+        if len(available) == 1:
+            return available[0]
+        raise ValueError(f"CUDA_VISIBLE_DEVICES is not set, and this machine has {len(available)} GPUs ({listed}): "
+                         "cannot tell which one this worker grades on")
+    if len(available) == 1 and visible.isdigit():
+        # A Slurm node that gives each job its own GPU (cgroup ConstrainDevices=yes): nvidia-smi
+        # lists that one alone, under its own index, while Slurm numbers it 0.
+        return available[0]
+    raise ValueError(f"CUDA_VISIBLE_DEVICES={given} names none of the GPUs nvidia-smi lists here ({listed}): "
+                     "cannot tell which one this worker grades on")
+
+
+def pin(gpu: Gpu, environ=None) -> None:
+    """Makes @p gpu the only one CUDA_VISIBLE_DEVICES names, by its UUID (in @p environ,
+    default os.environ), before anything starts: the lab grader, its runners and the
+    students' sandbox (which binds that GPU's /dev/nvidiaN alone: sandbox.gpu_devices) all
+    see that GPU, whatever form Slurm or the instructor gave it in."""
+    environ = os.environ if environ is None else environ
+    environ["CUDA_VISIBLE_DEVICES"] = gpu.uuid
+    environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
 
 
 def label(gpu: Optional[Gpu]) -> str:

@@ -217,7 +217,17 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
     layout = grading.Layout(args.out)
     with open(args.worker_queue, encoding="utf-8") as handle:
         queue = json.load(handle)
-    gpu = gpus.visible_gpu()
+    try:
+        gpu = gpus.visible_gpu()
+    except ValueError as error:
+        # Grading on an unknown GPU would let a student's sandbox reach every GPU of the node.
+        name = f"{platform.node()} CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(not set)')}"
+        gpus.save_record(layout, name, dict(label=name, host=platform.node(), trouble=str(error)))
+        print(f"[{name}] grade.py: {error}. This worker grades nothing: give it one GPU (Slurm: --gres=gpu:1; "
+              "by hand: CUDA_VISIBLE_DEVICES=<its UUID or index>).", file=sys.stderr, flush=True)
+        return WORKER_SETUP_FAILED
+    if gpu is not None:
+        gpus.pin(gpu)
     name = gpus.label(gpu)
     say = lambda text: print(f"[{name}] {text}", flush=True)  # noqa: E731
     signal.signal(signal.SIGTERM, cli.stop_like_ctrl_c)

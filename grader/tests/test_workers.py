@@ -9,9 +9,14 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
+import unittest
+from unittest import mock
 
 from helpers import STANDINS, GraderTestCase
+from memlab_grader import gpus
+from memlab_grader.sandbox import gpu_devices
 
 
 class FakeGpus(GraderTestCase):
@@ -187,3 +192,54 @@ class OneBadGpu(FakeGpus):
         self.assertEqual({r["status"] for r in self.gradebook().values()}, {"not graded yet"})
         self.assertIn("8 rows are not final (not graded yet)", finished.stderr)
         self.assertIn("GPU 1 stopped grading", finished.stderr)
+
+
+class EachWorkerSeesItsOneGpu(unittest.TestCase):
+    """Red team 10, F4: Slurm names a task's GPU by index; the worker turns it into the GPU's
+    UUID before anything starts, so its sandbox binds that GPU's device node alone."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        bin_dir = os.path.join(self.folder.name, "bin")
+        os.makedirs(bin_dir)
+        os.symlink(os.path.join(STANDINS, "fake_nvidia_smi.py"), os.path.join(bin_dir, "nvidia-smi"))
+        patch = mock.patch.dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"],
+                                FAKE_GPUS="Fake H200;Fake H200;Fake H200")
+        patch.start()
+        self.addCleanup(patch.stop)
+        self.addCleanup(self.folder.cleanup)
+
+    def resolved(self, visible):
+        environ = {} if visible is None else dict(CUDA_VISIBLE_DEVICES=visible)
+        gpu = gpus.visible_gpu(environ)
+        gpus.pin(gpu, environ)
+        return environ
+
+    def test_an_index_a_uuid_or_a_list_becomes_one_uuid(self):
+        for given, uuid in (("1", "GPU-fake-1"), ("GPU-fake-2", "GPU-fake-2"), ("2,0", "GPU-fake-2")):
+            self.assertEqual(self.resolved(given), dict(CUDA_VISIBLE_DEVICES=uuid, CUDA_DEVICE_ORDER="PCI_BUS_ID"),
+                             given)
+
+    def test_no_gpu_named_on_a_machine_of_several_is_refused(self):
+        for given in (None, "", "7", "GPU-other", "NoDevFiles"):
+            with self.assertRaisesRegex(ValueError, "cannot tell which one this worker grades on"):
+                self.resolved(given)
+
+    def test_the_one_gpu_of_a_constrained_slurm_job_whatever_its_index(self):
+        os.environ["FAKE_GPUS"] = "Fake H200"
+        self.assertEqual(self.resolved("0")["CUDA_VISIBLE_DEVICES"], "GPU-fake-0")
+        self.assertEqual(self.resolved(None)["CUDA_VISIBLE_DEVICES"], "GPU-fake-0")
+        with self.assertRaises(ValueError):
+            self.resolved("GPU-other")
+
+    def test_the_sandbox_of_a_slurm_task_binds_its_own_gpu_alone(self):
+        dev, driver = os.path.join(self.folder.name, "dev"), os.path.join(self.folder.name, "driver")
+        os.makedirs(dev)
+        for node in ("nvidia0", "nvidia1", "nvidia2", "nvidiactl", "nvidia-uvm"):
+            open(os.path.join(dev, node), "w").close()
+        for minor in range(3):
+            os.makedirs(os.path.join(driver, "gpus", f"0000:{minor}a:00.0"))
+            with open(os.path.join(driver, "gpus", f"0000:{minor}a:00.0", "information"), "w") as info:
+                info.write(f"Model: \t\t NVIDIA H200\nGPU UUID: \t\t GPU-fake-{minor}\nDevice Minor: \t\t {minor}\n")
+        seen = gpu_devices(self.resolved("1")["CUDA_VISIBLE_DEVICES"], dev=dev, driver=driver)
+        self.assertEqual(sorted(os.path.basename(node) for node in seen), ["nvidia-uvm", "nvidia1", "nvidiactl"])
