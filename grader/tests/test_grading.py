@@ -293,7 +293,8 @@ class ExitCodes(GraderTestCase):
         self.submit("c_after", "all fine")
         finished = self.grade()
         self.assertEqual(finished.returncode, 1, finished.stdout + finished.stderr)
-        self.assertIn("The GPU stopped being usable at b_gpu_fails's run (the GPU failed before the checks", finished.stderr)
+        self.assertIn("The GPU stopped being usable at b_gpu_fails's run (the GPU failed before the checks",
+                      finished.stderr)
         self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
                          {"a_first": "graded", "b_gpu_fails": "not run: GPU failed", "c_after": "not graded yet"})
         with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
