@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
-from . import gpus, grading, layouts, points, reports, workers
+from . import gpus, grading, layouts, lock, points, reports, slurm, workers
 from .kit import Kit, KitError, architecture_numbers, load_kit
 from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
 from .statuses import Status
@@ -364,6 +364,25 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
     return {s: o for s, o in kept.items() if o["status"] not in grading.SETTLED_BY_COMPILING}, why
 
 
+def check_slurm_jobs_ended(earlier: dict, args: argparse.Namespace) -> None:
+    """Raises BadInput while a Slurm job that an earlier grade.py --slurm submitted on OUT
+    is queued or running: its tasks would grade the rows this run compiles and grades."""
+    jobs = slurm.recorded_jobs(earlier)
+    try:
+        running = slurm.jobs_not_ended(jobs)
+    except RuntimeError as error:
+        if args.slurm or shutil.which("squeue"):
+            raise BadInput(f"--resume: cannot tell whether the Slurm jobs of the run in {args.out} "
+                           f"({', '.join(jobs)}) have ended: {error}") from None
+        print(f"note: no squeue here to ask whether the Slurm jobs of the run in {args.out} ({', '.join(jobs)}) "
+              "have ended; OUT's lock keeps their tasks from running beside this run.", flush=True)
+        return
+    if running:
+        raise BadInput(f"--resume: the Slurm jobs {', '.join(running)} of the run in {args.out} are still queued or "
+                       f"running, and would grade its rows beside this run. Wait for them to end (squeue -j "
+                       f"{','.join(running)}), or cancel them (scancel {' '.join(running)}), then run again.")
+
+
 def stop_like_ctrl_c(*_) -> None:
     """SIGTERM (a batch system's stop) ends the run as Ctrl-C does: finished rows kept."""
     raise KeyboardInterrupt
@@ -407,7 +426,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     os.makedirs(layout.work, mode=0o700, exist_ok=True)
     os.chmod(layout.work, 0o700)
     record_path = os.path.join(args.out, "run.json")
-    earlier = json.loads(reports.read_text(record_path)) if args.resume else {}
+    try:
+        lock.hold(args.out)  # for this process's whole life: OUT is one run's at a time
+        earlier = json.loads(reports.read_text(record_path)) if args.resume else {}
+        check_slurm_jobs_ended(earlier, args)
+    except (lock.OutInUse, BadInput) as error:
+        print(f"grade.py: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    compiles_began = False
     progress = Progress()
     outcomes: Dict[str, grading.Outcome] = {}
     record: dict = {}
@@ -497,6 +523,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         elif pending and dispatcher is None:
             print("No GPU here: submissions are compiled and scanned, and marked 'not run: no GPU'.", flush=True)
 
+        compiles_began = True
         compiled = compile_all(pending, kit, layout, limits, args.jobs, progress)
         outcomes.update(compiled)
         ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == Status.COMPILED]
@@ -525,6 +552,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             graded_on_gpu=sorted(o["student"] for o in ready if o["student"] in outcomes and
                                  outcomes[o["student"]]["status"] not in grading.NOT_FINAL))
         status = EXIT_DONE
+    except slurm.SubmitFailed as error:
+        # Never lose the compiles to a refused script: OUT and run.json stay, for --resume.
+        print(f"grade.py: {error}", file=sys.stderr)
+        return EXIT_SETUP
     except (KeyboardInterrupt, SetupFailed) as stop:
         kill_all()
         kept = {s.student: grading.read_outcome(layout, s) for s in submissions}
@@ -534,7 +565,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"grade.py: {stop}", file=sys.stderr)
             else:
                 print("\nInterrupted before any submission was graded.", file=sys.stderr)
-            if created_out:
+            if isinstance(stop, SetupFailed) and compiles_began:
+                grading.write_json_atomically(record_path, record)  # what --resume needs
+                print("OUT keeps this run's compiles and rows: once the cause is fixed, run the same command with "
+                      "--resume (RESUME=1).", file=sys.stderr)
+            elif created_out:
                 shutil.rmtree(args.out, ignore_errors=True)  # nothing of this run is worth keeping
             return EXIT_SETUP if isinstance(stop, SetupFailed) else EXIT_INTERRUPTED
         print(f"\nInterrupted: {len(kept)} of {len(submissions)} rows are final and kept; run the same command "

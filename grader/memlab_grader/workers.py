@@ -7,12 +7,13 @@ share the CPU cores), then hands the compiled ones to workers:
                    submissions from one shared queue (claiming each with a file
                    made with O_EXCL), so a fast GPU takes more of them;
   --slurm          one Slurm array task per shard of the queue (slurm.py).
-A worker is grade.py itself with --worker-queue: it calibrates on its GPU (the
-reference graded as a student, in the students' sandbox), writes its GPU's run
-record, and grades each queued submission whose row is not final yet, alone on
-its GPU. Each row is stored as today, atomically, one file per student, with
-the GPU that graded it; the reports are written from the stored rows, so no row
-is graded twice or lost however the workers end.
+A worker is grade.py itself with --worker-queue: it pins its one GPU (by UUID,
+whatever form CUDA_VISIBLE_DEVICES gave it in), calibrates on it (the reference
+graded as a student, in the students' sandbox), writes its GPU's run record, and
+grades each queued submission whose row is not final yet, alone on its GPU,
+until none is left or its GPU fails. Each row is stored as today, atomically,
+one file per student, with the GPU that graded it; the reports are written from
+the stored rows, so no row is graded twice or lost however the workers end.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import subprocess
 import sys
 from typing import Dict, List, Optional
 
-from . import gpus, grading, points, reports
+from . import gpus, grading, lock, points, reports
 from .kit import Kit
 from .sandbox import kill_all
 from .statuses import Status
@@ -118,8 +119,8 @@ def write_queue(path: str, compiled: List[dict]) -> None:
 
 
 def stored_outcome(layout: grading.Layout, entry: dict) -> Optional[dict]:
-    """The row stored for the queue's @p entry (a compiled outcome), final or not (a worker
-    without a GPU stores 'not run: no GPU'); None if its folder holds another submission's."""
+    """The row stored for the queue's @p entry (a compiled outcome); None if there is none,
+    or if its folder holds another submission's."""
     try:
         with open(layout.outcome_path(entry["row_folder"]), encoding="utf-8") as handle:
             outcome = json.load(handle)
@@ -214,7 +215,14 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
     the rule grade.py on one GPU stops by) takes no more rows: the row it was running is
     handed back, and the other workers take the rest; rows no GPU took read "not graded yet"."""
     from . import cli  # cli imports this module
+    from .slurm import LOCK_WAIT_SECONDS
     layout = grading.Layout(args.out)
+    if not args.worker_claims:  # a Slurm task; a --gpus worker's grade.py holds OUT's lock for it
+        try:
+            lock.hold(args.out, shared=True, wait_seconds=LOCK_WAIT_SECONDS)
+        except lock.OutInUse as error:
+            print(f"grade.py: {error}\nThis task grades nothing: its rows read 'not graded yet'.", file=sys.stderr)
+            return WORKER_SETUP_FAILED
     with open(args.worker_queue, encoding="utf-8") as handle:
         queue = json.load(handle)
     try:
@@ -357,6 +365,12 @@ def _earlier_model(out: str) -> str:
 def reports_only(args: argparse.Namespace, lab: str, table: points.Table, submissions: List[grading.Submission]) -> int:
     """grade.py --reports-only: every report, from the rows stored in OUT."""
     from . import cli
+    from .slurm import LOCK_WAIT_SECONDS
+    try:
+        lock.hold(args.out, wait_seconds=LOCK_WAIT_SECONDS)  # the grading tasks have ended: OUT is this job's
+    except lock.OutInUse as error:
+        print(f"grade.py: {error}", file=sys.stderr)
+        return cli.EXIT_BAD_INPUT
     layout = grading.Layout(args.out)
     record = json.loads(reports.read_text(os.path.join(args.out, "run.json")))
     gpus.merge_records(layout, record)

@@ -3,10 +3,13 @@
 slurm-wlm), started on this machine as a one-node cluster by
 scripts/slurm-local-cluster.sh, with stand-ins for nvcc and the lab grader:
 
-- without a GPU, the array tasks record "not run: no GPU" and the report job,
-  started after them, writes the gradebook;
+- without a GPU, the array tasks take no row (they read "not graded yet") and
+  the report job, started after them, writes the gradebook;
 - a task cancelled mid-run (scancel) leaves its rows "not graded yet", and the
-  same command with --resume grades only those: every row once, none lost.
+  same command with --resume grades only those: every row once, none lost;
+- a --resume while the run's jobs are queued or running is refused;
+- an OUT whose path holds a space, quotes, '$(...)' or '%' is only a path to
+  sbatch and the shell; a script sbatch refuses leaves OUT and its compiles.
 
 Exits 77 (skipped) where Slurm is not installed or its daemons cannot start here,
 and says why. Run it as `python3 test_slurm.py` (CTest: grader.slurm).
@@ -59,6 +62,10 @@ class GradesOnSlurm(GraderTestCase):
         wait_for_jobs(jobs)
         return jobs
 
+    def read_out(self, name):
+        with open(os.path.join(self.out, name), encoding="utf-8") as handle:
+            return handle.read()
+
     def outcome(self, student):
         with open(os.path.join(self.out, "students", student, "outcome.json"), encoding="utf-8") as handle:
             return json.load(handle)
@@ -70,7 +77,7 @@ class GradesOnSlurm(GraderTestCase):
                 text += f"--- {name}\n{handle.read()}"
         return text
 
-    def test_without_a_gpu_the_tasks_mark_rows_not_run_and_the_report_job_writes_the_gradebook(self):
+    def test_without_a_gpu_the_tasks_take_no_row_and_the_report_job_writes_the_gradebook(self):
         for n in range(5):
             self.submit(f"s{n}", "fine")
         self.submit("broken", "FAKE_COMPILE_ERROR")
@@ -78,7 +85,8 @@ class GradesOnSlurm(GraderTestCase):
         self.assertTrue(os.path.isfile(os.path.join(self.out, "gradebook.csv")), self.logs())
         book = self.gradebook()
         self.assertEqual(book["broken"]["status"], "compile error")  # compiled once, on the submitting node
-        self.assertEqual({book[f"s{n}"]["status"] for n in range(5)}, {"not run: no GPU"}, self.logs())
+        self.assertEqual({book[f"s{n}"]["status"] for n in range(5)}, {"not graded yet"}, self.logs())
+        self.assertIn("graded nothing: no usable GPU", self.read_out("summary.md"))
         with open(os.path.join(self.out, "slurm", "grade.sbatch"), encoding="utf-8") as handle:
             script = handle.read()
         self.assertIn("#SBATCH --gres=gpu:1", script)
@@ -119,6 +127,44 @@ class GradesOnSlurm(GraderTestCase):
         book = self.gradebook()
         self.assertTrue(all(book[s]["status"] == "graded" for s in students), book)
         self.assertEqual({s: self.outcome(s)["gpu"]["slurm_job"] for s in graded}, before)  # not graded again
+
+    def test_a_resume_while_the_jobs_are_queued_or_running_is_refused(self):
+        for n in range(2):
+            self.submit(f"s{n}", "FAKE_SLOW=4")
+        finished = self.grade("--slurm", "--shard-size", "1", env=self.env)
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        jobs = self.slurm_jobs()
+        log = os.path.join(self.root, "runs.log")
+        for local_or_slurm in (("--slurm",), ()):
+            again = self.grade("--resume", "--shard-size", "1", *local_or_slurm, env=dict(self.env, FAKE_RUN_LOG=log))
+            self.assertEqual(again.returncode, 2, again.stdout + again.stderr)
+            self.assertIn("are still queued or running", again.stderr)
+        wait_for_jobs(jobs)
+        self.assertFalse(os.path.exists(log), "the refused resume graded rows")
+        self.assertEqual({r["status"] for r in self.gradebook().values()}, {"graded"}, self.logs())
+        finished = self.grade("--slurm", "--resume", env=self.env)  # once they have ended: nothing left to grade
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        wait_for_jobs(self.slurm_jobs())
+
+    def test_out_is_only_a_path_to_sbatch_and_the_shell(self):
+        self.out = os.path.join(self.root, f"lab1 grades $(touch {self.root}/PWNED) 'q' \"q\" 100%d")
+        for n in range(3):
+            self.submit(f"s{n}", "fine")
+        self.grade_on_slurm("--shard-size", "2")
+        self.assertEqual({r["status"] for r in self.gradebook().values()}, {"graded"}, self.logs())
+        logs = sorted(os.listdir(os.path.join(self.out, "slurm", "logs")))
+        self.assertEqual([name.split("-")[0] for name in logs], ["grade", "grade", "reports"], logs)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "PWNED")))
+
+    def test_a_script_sbatch_refuses_leaves_out_to_submit_again(self):
+        self.submit("s0", "fine")
+        self.submit("broken", "FAKE_COMPILE_ERROR")
+        finished = self.grade("--slurm", "--partition", "no_such_partition", env=self.env)
+        self.assertEqual(finished.returncode, 3, finished.stdout + finished.stderr)
+        self.assertIn("sbatch refused grade.sbatch", finished.stderr)
+        self.assertEqual(self.outcome("broken")["status"], "compile error")
+        self.grade_on_slurm("--resume")
+        self.assertEqual(self.gradebook()["s0"]["status"], "graded", self.logs())
 
 
 def start_cluster(folder):

@@ -9,12 +9,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 from unittest import mock
 
-from helpers import STANDINS, GraderTestCase
+from helpers import GRADER, STANDINS, GraderTestCase
 from memlab_grader import gpus
 from memlab_grader.sandbox import gpu_devices
 
@@ -243,3 +244,121 @@ class EachWorkerSeesItsOneGpu(unittest.TestCase):
                 info.write(f"Model: \t\t NVIDIA H200\nGPU UUID: \t\t GPU-fake-{minor}\nDevice Minor: \t\t {minor}\n")
         seen = gpu_devices(self.resolved("1")["CUDA_VISIBLE_DEVICES"], dev=dev, driver=driver)
         self.assertEqual(sorted(os.path.basename(node) for node in seen), ["nvidia-uvm", "nvidia1", "nvidiactl"])
+
+
+class SlurmScripts(FakeGpus):
+    """grade.py --slurm's batch scripts, run by hand as Slurm would run them (stand-ins for
+    sbatch and squeue; test_slurm.py runs them on a real Slurm): red team 10's F4, F6, F7."""
+
+    def setUp(self):
+        super().setUp()
+        for name in ("sbatch", "squeue"):
+            os.symlink(os.path.join(STANDINS, f"fake_{name}.sh"), os.path.join(self.bin, name))
+        self.sbatch_log = os.path.join(self.root, "sbatch.log")
+        self.env.update(FAKE_SBATCH_LOG=self.sbatch_log)
+        self.submit("s0", "fine")
+        self.submit("s1", "fine")
+        self.submit("broken", "FAKE_COMPILE_ERROR")
+
+    def submitted(self):
+        with open(self.sbatch_log, encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle]
+
+    def run_script(self, name, **env):
+        script = os.path.join(self.out, "slurm", name)
+        return subprocess.run(["bash", script], capture_output=True, text=True, timeout=120, cwd=self.root,
+                              env=dict(os.environ, **self.env, **env))
+
+    def test_a_task_grades_on_its_own_gpu_and_out_is_only_a_path_to_the_shell(self):
+        self.out = os.path.join(self.root, f"lab1 grades $(touch {self.root}/PWNED1) `touch {self.root}/PWNED2` "
+                                           "\"q\" 'q' 100%d \\x $HOME")
+        finished = self.grade("--slurm", env=self.env)
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        array, reports_job = self.submitted()
+        logs = os.path.join(self.out, "slurm", "logs")
+        # Paths go on sbatch's command line, where no character of them is read as a pattern.
+        self.assertEqual(array, ["--parsable", f"--chdir={logs}", "--output=grade-%A_%a.log",
+                                 os.path.join(self.out, "slurm", "grade.sbatch")])
+        self.assertEqual(reports_job[:3], ["--parsable", f"--chdir={logs}", "--output=reports-%j.log"])
+        self.assertIn("--dependency=afterany:1001", reports_job)
+        self.assertNotIn("#SBATCH --output", self.read("slurm/grade.sbatch"))
+        gpu_log = os.path.join(self.root, "gpus.log")
+        # Slurm names the task's GPU by index; the task grades on GPU 1 alone, by its UUID.
+        task = self.run_script("grade.sbatch", SLURM_ARRAY_TASK_ID="0", SLURM_JOB_ID="1002",
+                               SLURM_ARRAY_JOB_ID="1001", CUDA_VISIBLE_DEVICES="1", FAKE_GPU_LOG=gpu_log)
+        self.assertEqual(task.returncode, 0, task.stdout + task.stderr)
+        with open(gpu_log, encoding="utf-8") as handle:
+            self.assertEqual({json.loads(line)["gpu"] for line in handle}, {"GPU-fake-1"})
+        self.assertEqual(self.outcome("s0")["gpu"]["uuid"], "GPU-fake-1")
+        self.assertEqual(self.outcome("s1")["gpu"]["slurm_job"], "1001_0")
+        report = self.run_script("reports.sbatch")
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        self.assertEqual({s: r["status"] for s, r in self.gradebook().items()},
+                         {"s0": "graded", "s1": "graded", "broken": "compile error"})
+        self.assertEqual([name for name in os.listdir(self.root) if name.startswith("PWNED")], [])
+
+    def test_a_refused_submission_keeps_out_and_says_how_to_submit_again(self):
+        finished = self.grade("--slurm", env=dict(self.env, FAKE_SBATCH_REFUSE="Invalid partition name specified"))
+        self.assertEqual(finished.returncode, 3, finished.stdout + finished.stderr)
+        self.assertIn("sbatch refused grade.sbatch: sbatch: error: Invalid partition name specified", finished.stderr)
+        self.assertIn("run the same command with --resume (RESUME=1)", finished.stderr)
+        self.assertEqual(self.outcome("broken")["status"], "compile error")  # the compiles are kept
+        finished = self.grade("--slurm", "--resume", env=self.env)
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        self.assertEqual(len(self.submitted()), 2)
+
+    def test_a_path_with_a_line_break_is_refused_before_anything_is_written(self):
+        self.out = os.path.join(self.root, "grades\ntouch PWNED\n#")
+        finished = self.grade("--slurm", env=self.env)
+        self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)
+        self.assertIn("holds a line break", finished.stderr)
+        self.assertFalse(os.path.exists(self.out))
+        self.out = os.path.join(self.root, "out")
+        finished = self.grade("--slurm", "--partition", "gpu\n#SBATCH --wrap=x", env=self.env)
+        self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)
+        self.assertIn("not a Slurm value", finished.stderr)
+
+    def test_a_resume_while_the_runs_jobs_are_queued_is_refused(self):
+        finished = self.grade("--slurm", env=self.env)
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        queued = dict(self.env, FAKE_SQUEUE_LISTS="1001 1003\n1001 1004\n1002 1002")
+        for local_or_slurm in ((), ("--slurm",)):
+            finished = self.grade("--resume", *local_or_slurm, env=queued)
+            self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)
+            self.assertIn("the Slurm jobs 1001, 1002 of the run in", finished.stderr)
+            self.assertIn("scancel 1001 1002", finished.stderr)
+        self.assertEqual(len(self.submitted()), 2)  # nothing submitted again
+        finished = self.grade("--resume", "--slurm", env=self.env)  # once they have ended
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        self.assertEqual(len(self.submitted()), 4)
+
+
+class OneRunAtATime(FakeGpus):
+    """OUT/.work/lock (red team 10, F6): a second grade.py on an OUT in use is refused."""
+
+    def test_a_second_grade_py_on_the_same_out_is_refused(self):
+        for n in range(4):
+            self.submit(f"s{n}", "FAKE_SLOW=1")
+        first = subprocess.Popen(self.grade_command("--gpus", "all"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=dict(os.environ, **self.env))
+        deadline = time.time() + 60
+        while not glob.glob(os.path.join(self.out, ".work", "claims", "*", "*")):  # its workers are grading
+            self.assertLess(time.time(), deadline, "the first run never started grading")
+            time.sleep(0.1)
+        second = self.grade("--gpus", "all", "--resume", env=self.env)
+        self.assertEqual(second.returncode, 2, second.stdout + second.stderr)
+        self.assertIn("is in use by another grade.py", second.stderr)
+        out, errors = first.communicate(timeout=120)
+        self.assertEqual(first.returncode, 0, out + errors)
+        self.assertEqual({r["status"] for r in self.gradebook().values()}, {"graded"})
+
+    def test_a_slurm_task_does_not_grade_beside_a_grade_py(self):
+        from memlab_grader import lock
+        os.makedirs(self.out)
+        holder = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, sys.argv[1]); "
+                                   "from memlab_grader import lock; lock.hold(sys.argv[2]); print('held', flush=True); "
+                                   "time.sleep(60)", GRADER, self.out], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (holder.kill(), holder.wait(), holder.stdout.close()))
+        self.assertEqual(holder.stdout.readline().strip(), "held")
+        with self.assertRaisesRegex(lock.OutInUse, "is in use by another grade.py"):
+            lock.hold(self.out, shared=True, wait_seconds=1)
