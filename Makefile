@@ -92,6 +92,7 @@ reliability: configure
 # The instructors' grader (grader/README.md). GRADE_ARGS passes any other option of grader/grade.py.
 grade: configure FORCE
 	$(if $(and $(LAB),$(SUBMISSIONS),$(OUT)),,$(error usage: make grade LAB=N SUBMISSIONS=DIR OUT=DIR [POINTS=file] [RESUME=1] [SANITIZE=1] [GPUS=all] [SLURM=1]))
+	@scripts/bootstrap.sh --grading || echo "(continuing: grade.py says what is missing)"
 	@python3 grader/grade.py --lab '$(LAB)' --submissions '$(SUBMISSIONS)' --out '$(OUT)' --build '$(BUILD)' \
 	  --jobs $(JOBS) $(if $(POINTS),--points '$(POINTS)') $(if $(RESUME),--resume) $(if $(SANITIZE),--sanitize) \
 	  $(if $(GPUS),--gpus '$(GPUS)') $(if $(SLURM),--slurm) $(GRADE_ARGS)

@@ -8,12 +8,17 @@
 #    that the driver can compile for newer GPUs.
 #  - Either way the user has the last word: -DCMAKE_CUDA_ARCHITECTURES=86 or
 #    the CUDAARCHS environment variable.
-#  - -DMEMLAB_PORTABLE=ON (`make release`, scripts/release.py): the default
-#    list, GPU or not, for libraries that must run on every student's GPU.
+#  - -DMEMLAB_PORTABLE=ON (`make release`, scripts/release.py): machine code
+#    for every GPU generation students have, Turing to Blackwell, and no PTX:
+#    PTX is the kernels' text, which a release of the references must not hold
+#    (red team 10). A machine code runs on its generation's later GPUs (sm_80's
+#    on sm_86 and sm_89, sm_120's on sm_121); a GPU newer than the toolkit
+#    needs a release built with a newer toolkit.
 set(memlab_default_architectures "75-real;80-real;86-real;89-real;90")
+set(memlab_release_architectures "75-real;80-real;86-real;89-real;90-real;100-real;120-real")
 if(MEMLAB_PORTABLE)
-  set(CMAKE_CUDA_ARCHITECTURES "${memlab_default_architectures}" CACHE STRING
-      "GPU architectures to build for (MEMLAB_PORTABLE: Turing to Hopper)" FORCE)
+  set(CMAKE_CUDA_ARCHITECTURES "${memlab_release_architectures}" CACHE STRING
+      "GPU architectures to build for (MEMLAB_PORTABLE: Turing to Blackwell, machine code only)" FORCE)
   return()
 endif()
 if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})

@@ -12,8 +12,9 @@ libraries instead (memlab_add_reference in cmake/Labs.cmake), so `make labN`
 works there unchanged.
 
 Before it returns, the release is checked: no distinctive line of a solution's
-source may be in any file of DIR, nor in the libraries' strings (their embedded
-PTX included). A binary is never secret: see docs/instructors.md for what a
+source may be in any file of DIR, nor in the libraries' strings, and no library
+may hold PTX (the kernels' text; they are built as machine code alone, -DMEMLAB_PORTABLE).
+A binary is never secret: see docs/instructors.md for what a
 student can read out of one.
 """
 from __future__ import annotations
@@ -155,6 +156,9 @@ def leaks(out: str) -> List[str]:
     # Line information maps the kernels to the solutions' lines, and brings their PTX into every binary.
     found += [f"{path}: line information (.loc)" for path, held in sorted(lines.items())
               if path.endswith(".so") and any(line.startswith(".loc") for line in held)]
+    # PTX is the kernels' own text (names, tiles, loops): the references ship machine code alone.
+    found += [f"{path}: PTX (the kernels' text)" for path, held in sorted(lines.items())
+              if path.endswith(".so") and any(line.startswith((".target sm_", ".entry ", ".visible .entry")) for line in held)]
     return found
 
 

@@ -51,8 +51,9 @@ class SetupFailed(Exception):
 def parse_arguments(argv: List[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="grade.py",
-        description="Grade a folder of student submissions of one lab: each DIR/<student>/<the lab's file> "
-                    "is compiled against the pristine lab and graded by the lab's grader on this GPU.",
+        description="Grade a class's submissions of one lab: each student's file (a folder or zip per "
+                    "student, GitHub Classroom clones, or Canvas's or Gradescope's download: found by itself) "
+                    "is compiled against the pristine lab and graded by the lab's grader on this machine's GPUs.",
         epilog="Exit codes: 0 every submission has a final row; 1 some rows are not final (compiled but not "
                "run: no GPU; or an ambiguous file to resolve); 2 bad command line or input; "
                "3 the lab cannot be set up here (build failed, the "
@@ -60,7 +61,8 @@ def parse_arguments(argv: List[str]) -> argparse.Namespace:
                "kept: use --resume). "
                "Outputs in OUT: gradebook.csv, summary.md, summary.html, run.json, export/, students/<submission>/.")
     parser.add_argument("--lab", required=True, help="the lab: 1..5 or lab1..lab5")
-    parser.add_argument("--submissions", required=True, metavar="DIR", help="one folder per student")
+    parser.add_argument("--submissions", required=True, metavar="DIR",
+                        help="the class's submissions, in any layout grader/README.md lists (one folder per student, ...)")
     parser.add_argument("--out", required=True, metavar="DIR", help="where the results go (new, or with --resume)")
     parser.add_argument("--build", default=os.path.join(SOURCE_DIR, "build"), metavar="DIR",
                         help="the configured CMake build folder (default: build/ of this checkout)")
@@ -353,7 +355,7 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
         return kept, ""
     ran = sorted(student for student, outcome in kept.items() if outcome["status"] not in grading.SETTLED_WITHOUT_GPU)
     if ran:
-        raise SetupFailed(f"{lab}'s grader, reference or table has changed since the run in {out} began, and "
+        raise SetupFailed(f"{lab}'s kit (its lab grader, runner, reference or function table) has changed since the run in {out} began, and "
                           f"{len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
                           "GPU with the earlier one: --resume would mix two graders' results. Grade into a new folder.")
     if compiles_alike(earlier, now):

@@ -151,18 +151,23 @@ def stored_outcome(layout: Layout, submission: Submission) -> Optional[Outcome]:
 
 def read_outcome(layout: Layout, submission: Submission) -> Optional[Outcome]:
     """The final outcome stored for @p submission (what --resume keeps), or None: also
-    when its file is not the one graded then (a fixed file put in the folder since)."""
+    when the file it has now is not the one the row was settled on (a fix or a late file
+    put in the folder since, or the file gone)."""
     outcome = stored_outcome(layout, submission)
     if outcome is None or outcome.get("status") in NOT_FINAL:
         return None
-    graded = outcome.get("source_sha256")
-    if graded:
-        try:
-            if hashlib.sha256(read_source(submission)).hexdigest() != graded:
-                return None
-        except SourceError:
-            return None
-    return outcome
+    return outcome if outcome.get("source_sha256") == source_digest(submission) else None
+
+
+def source_digest(submission: Submission) -> Optional[str]:
+    """The SHA-256 of the lab's file as an outcome keeps it; None where there is no file
+    to read (missing, unreadable), as an outcome settled without one has none."""
+    if submission.source is None:
+        return None
+    try:
+        return hashlib.sha256(read_source(submission)).hexdigest()
+    except SourceError:
+        return None
 
 
 def save_outcome(layout: Layout, outcome: Outcome) -> None:

@@ -443,11 +443,18 @@ def _finish(layout: str, named: List[Tuple[str, dict]], warnings: List[str]) -> 
     names = _unique(names, [fields.get("student_id", "") for _, fields in named])
     submissions = [Submission(student=name, **dict(dict(source=None), **fields))
                    for name, (_, fields) in zip(names, named)]
-    # Two keys whose folders a case-insensitive file system takes for one: both hashed.
-    folders = Counter(row_folder(s.key).casefold() for s in submissions)
-    for submission in submissions:
-        folder = row_folder(submission.key)
-        submission.row_folder = folder if folders[folder.casefold()] == 1 else row_folder(submission.key + "/")
+    # Two keys whose folders a case-insensitive file system takes for one are both hashed,
+    # and a hashed folder that meets a folder taken already is hashed again: no two rows
+    # ever share a folder (red team 10: `ab`, `AB` and a key named like ab's hash).
+    clashing = Counter(row_folder(s.key).casefold() for s in submissions)
+    taken = set()
+    for submission in sorted(submissions, key=lambda s: s.key):
+        folder, salt = row_folder(submission.key), ""
+        while clashing[folder.casefold()] > 1 or folder.casefold() in taken:
+            salt += "/"
+            folder = row_folder(submission.key + salt)
+        taken.add(folder.casefold())
+        submission.row_folder = folder
     for submission in submissions:
         if submission.note:
             warnings.append(f"{submission.student}: {submission.note}")

@@ -272,11 +272,14 @@ def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share
         devices = gpu_devices(os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip())
     for device in devices:
         words += ["--dev-bind", device, device]
-    words += ["--proc", "/proc", "--tmpfs", "/tmp"]
+    # /run holds other programs' sockets, which a new network namespace does not
+    # hide (a path socket is a file): the user's systemd manager and D-Bus among
+    # them, either of which starts any command outside the sandbox (red team 10).
+    words += ["--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     for folder in cgroup_mounts() if cgroups is None else cgroups:
         words += ["--tmpfs", folder]
-    hidden = _outermost(["/tmp"] + [os.path.realpath(f) for f in hide if os.path.isdir(f)])
-    words += [word for folder in hidden if folder != "/tmp" for word in ("--tmpfs", folder)]
+    hidden = _outermost(["/tmp", "/run"] + [os.path.realpath(f) for f in hide if os.path.isdir(f)])
+    words += [word for folder in hidden if folder not in ("/tmp", "/run") for word in ("--tmpfs", folder)]
     for path in expose:
         real = os.path.realpath(path)
         words += ["--ro-bind", real, real]

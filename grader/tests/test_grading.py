@@ -416,6 +416,18 @@ class Resumes(GraderTestCase):
         with open(log) as runs:
             self.assertEqual(self.students_staged(runs.read().split()), ["b"])
 
+    def test_resume_settles_again_a_file_added_or_removed_since(self):
+        self.submit("a", "all fine")
+        os.makedirs(os.path.join(self.submissions, "late"))
+        self.assertEqual(self.grade().returncode, 0)
+        self.assertEqual(self.gradebook()["late"]["status"], "missing file")
+        self.submit("late", "all fine")
+        os.remove(os.path.join(self.submissions, "a", "vector_add.cu"))
+        finished = self.grade("--resume")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        rows = self.gradebook()
+        self.assertEqual((rows["a"]["status"], rows["late"]["status"]), ("missing file", "graded"))
+
     def test_an_interrupted_run_keeps_its_finished_rows(self):
         self.submit("a_first", "all fine")
         self.submit("b_slow", "FAKE_SLOW=60")

@@ -408,3 +408,19 @@ class F14_RubysYamlAnchorsAreRead(HostileTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RowFoldersNeverShared(GraderTestCase):
+    """Red team 10, F8: `ab` and `AB` are hashed apart, and a third key named like one of
+    those hashes must not land in the same folder (nor, so, the same stage and build)."""
+
+    def test_three_keys_three_folders_and_their_own_scores(self):
+        twin = layouts.row_folder("ab/")
+        self.submit("ab", "FAKE_PASS_STEPS=0 (fails everything)")
+        self.submit("AB", "all fine")
+        self.submit(twin, "all fine")
+        self.assertEqual(self.grade("--jobs", "1").returncode, 0)
+        found = layouts.find(self.submissions, "vector_add.cu", "labs/lab1_caching/vector_add.cu").submissions
+        self.assertEqual(len({s.row_folder.casefold() for s in found}), 3)
+        self.assertLess(float(self.gradebook()["ab"]["total"]), 100)
+

@@ -2,6 +2,7 @@
 group; the runners' bubblewrap sandbox: its options, and what a program in it
 can and cannot do."""
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -116,7 +117,7 @@ class SandboxOptions(unittest.TestCase):
         words = self.words()
         # /tmp of its own; the course (and OUT inside it) and the submissions hidden; a folder
         # that does not exist is not named (bwrap would create it).
-        self.assertEqual(self.pairs(words, "--tmpfs"), ["/tmp", "/sys/fs/cgroup"] + (
+        self.assertEqual(self.pairs(words, "--tmpfs"), ["/tmp", "/run", "/sys/fs/cgroup"] + (
             [] if self.root.startswith("/tmp/") else [self.course, self.submissions]))
         bind = words.index("--ro-bind", words.index("--ro-bind") + 1)  # the first after "/ /"
         self.assertEqual(words[bind:bind + 3], ["--ro-bind", self.runner, self.runner])
@@ -233,6 +234,23 @@ class Sandboxed(unittest.TestCase):
             finished = self.run_inside(f"test ! -e {outside.name} && echo hello > {inside} && cat {inside}")
             self.assertEqual(finished.stdout, "hello\n", finished.stderr)
             self.assertFalse(os.path.exists(inside))
+
+    def test_no_socket_under_run_can_be_reached(self):
+        # The user's systemd manager and D-Bus listen under /run: either starts commands
+        # outside the sandbox. A listening socket made here is not there inside.
+        folder = tempfile.mkdtemp(prefix="memlab-socket-", dir="/run") if os.access("/run", os.W_OK) else None
+        if folder is None:
+            self.skipTest("/run is not writable here")
+        path = os.path.join(folder, "bus")
+        listener = socket.socket(socket.AF_UNIX)
+        try:
+            listener.bind(path)
+            listener.listen()
+            finished = self.run_inside(f"test -S {path} && echo reachable || echo gone; ls -A /run | wc -l")
+            self.assertEqual(finished.stdout.split(), ["gone", "0"], finished.stderr)
+        finally:
+            listener.close()
+            shutil.rmtree(folder, ignore_errors=True)
 
     def test_the_socket_on_fd_3_stays_usable_inside(self):
         ours, theirs = socket.socketpair()

@@ -60,6 +60,12 @@ def main() -> int:
         handle.write(f"Some notes\n    {line}\n")
     require(f"docs/planted.md: {line}" in release.leaks(tree), "the check missed a planted line of a solution")
     os.remove(planted)
+    # And PTX in a library: the kernels' text, which the references must not carry.
+    with_ptx = os.path.join(tree, "references", "libplanted.so")
+    with open(with_ptx, "wb") as handle:
+        handle.write(b"\x7fELF\0\0.version 9.0\n.target sm_90\n.address_size 64\n\0")
+    require("references/libplanted.so: PTX (the kernels' text)" in release.leaks(tree), "the check missed PTX")
+    os.remove(with_ptx)
 
     # `make lab1` in the released tree: configure as the Makefile does (one architecture, for time).
     build = os.path.join(tree, "build")
