@@ -12,20 +12,11 @@ import time
 import unittest
 import zipfile
 
-from helpers import GRADER, GraderTestCase
+from helpers import GRADER, IN_COURSE, WANTED, GraderTestCase, make_zip
 from memlab_grader import layouts
 from memlab_grader.layouts import find, read_source
 
-WANTED, IN_COURSE = "vector_add.cu", os.path.join("labs", "lab1_caching", "vector_add.cu")
 NVCC = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-
-
-def make_zip(path, members):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, text in members:
-            archive.writestr(name, text)
-    return path
 
 
 def gradescope_metadata(submissions):

@@ -9,23 +9,11 @@ import stat
 import unittest
 import zipfile
 
-from helpers import GraderTestCase
+from helpers import IN_COURSE, WANTED, GraderTestCase, make_zip
 from memlab_grader import exports, layouts, reports
 from memlab_grader.cli import compiled_summary
 from memlab_grader.layouts import LayoutError, find, read_source
 from memlab_grader.points import Rule
-
-WANTED, IN_COURSE = "vector_add.cu", os.path.join("labs", "lab1_caching", "vector_add.cu")
-
-
-def make_zip(path, members):
-    """A zip of (name, text) members; a name may be a ZipInfo, for odd flags."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, text in members:
-            archive.writestr(name, text)
-    return path
-
 
 class LayoutTestCase(GraderTestCase):
     def find(self):
