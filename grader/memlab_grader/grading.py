@@ -17,7 +17,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict
 
-from . import scan
+from . import lock, scan
 from .kit import Kit
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import Finished, RunnerSandbox, run_limited, write_words
@@ -311,8 +311,11 @@ def _run_grader(kit: Kit, student: str, library: str, *, stage: str, keep_dir: s
                    "--report-api-errors", "no", "--print-limit", "10", "--leak-check", "no"] + command + [SANITIZE_FILTER]
     log = os.path.join(keep_dir, "sanitizer.log" if sanitizer else "run.log")
     env = dict(os.environ, NO_COLOR="1")
+    # The lab grader holds OUT's lock with grade.py (lock.py); it gives no descriptor but
+    # the socket to the student's runner.
     finished = run_limited(command, log_path=log, cwd=stage, env=env, output_limit=limits.output_bytes,
-                           time_limit=limits.sanitize_seconds if sanitizer else limits.run_seconds)
+                           time_limit=limits.sanitize_seconds if sanitizer else limits.run_seconds,
+                           pass_fds=lock.held_fds())
     data = _read_results(results)
     if not sanitizer:
         for name, target in ((results, "lab-results.json"), (report, "lab-report.txt")):

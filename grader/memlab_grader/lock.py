@@ -2,13 +2,17 @@
 process's whole life.
 
   grade.py (compiling, grading, submitting)   exclusive, at once or not at all
-  its --gpus workers                           none: the grade.py that started them holds it
+  its --gpus workers and its lab graders       the same lock: its descriptor, passed down
   a Slurm array task (a worker)                shared: the tasks of one array run side by side
   the Slurm report job (--reports-only)        exclusive: once the tasks have ended
 
 A second grade.py on the same OUT is refused, and a Slurm task waits (then gives up)
 while a grade.py holds OUT: rows are never compiled or graded twice at once. The lock
-goes with the process: nothing is left to clean up after a crash. On a shared file
+goes with the processes: nothing is left to clean up after a crash. An flock belongs
+to the open file, not to one process, so grade.py passes its descriptor to every
+process that works on OUT for it (held_fds): a grade.py killed with -9 leaves OUT
+locked until its workers and lab graders have ended too (red team 11), and a
+--resume cannot start beside them. On a shared file
 system (the compute nodes') Linux's NFS client keeps flock locks on the server; a file
 system without locks (Lustre mounted without -o flock) is named, and not locked.
 """
@@ -20,9 +24,10 @@ import os
 import platform
 import sys
 import time
-from typing import List
+from typing import List, Tuple
 
 _held: List[int] = []  # open for the process's life: closing the file would release the lock
+INHERITED = "MEMLAB_OUT_LOCK_FD"  # a --gpus worker's lock descriptor, passed by its grade.py
 
 
 class OutInUse(Exception):
@@ -65,3 +70,23 @@ def _read(path: str) -> str:
             return handle.read().strip()
     except OSError:
         return ""
+
+
+def held_fds() -> Tuple[int, ...]:
+    """The lock's descriptors, to pass (subprocess's pass_fds) to a process that works
+    on OUT on this one's behalf: the lock is then held while it lives."""
+    return tuple(_held)
+
+
+def adopt_inherited() -> bool:
+    """In a --gpus worker: keeps the descriptor its grade.py passed down (INHERITED), to
+    pass on to its own lab graders. False where there is none."""
+    value = os.environ.get(INHERITED, "")
+    if not value.isdigit():
+        return False
+    try:
+        os.fstat(int(value))
+    except OSError:
+        return False
+    _held.append(int(value))
+    return True

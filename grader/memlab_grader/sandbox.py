@@ -82,15 +82,17 @@ def _read(fd: int) -> Optional[bytes]:
 
 
 def run_limited(command: Sequence[str], *, log_path: str, time_limit: float, output_limit: int,
-                cwd: Optional[str] = None, env: Optional[dict] = None) -> Finished:
+                cwd: Optional[str] = None, env: Optional[dict] = None, pass_fds: Sequence[int] = ()) -> Finished:
     """Runs @p command with stdout and stderr together into @p log_path (the
     first @p output_limit bytes), killed after @p time_limit seconds or once it
-    has printed more than @p output_limit bytes."""
+    has printed more than @p output_limit bytes. @p pass_fds: descriptors it
+    inherits (OUT's lock, for a lab grader)."""
     _without_core_files()
     started = time.monotonic()
     deadline = started + time_limit
     process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, cwd=cwd, env=env, start_new_session=True)
+                               stdin=subprocess.DEVNULL, cwd=cwd, env=env, start_new_session=True,
+                               pass_fds=tuple(pass_fds))
     _running.add(process)
     try:
         kept, timed_out, exceeded = _follow(process, deadline, output_limit)

@@ -164,8 +164,11 @@ class LocalGpus:
             env = dict(os.environ)
             if gpu is not None:
                 env.update(CUDA_VISIBLE_DEVICES=gpu.uuid, CUDA_DEVICE_ORDER="PCI_BUS_ID")
+            # OUT's lock goes with it (lock.py): a grade.py killed with -9 leaves OUT locked while it works.
+            held = lock.held_fds()
+            env[lock.INHERITED] = str(held[0]) if held else ""
             # Same process group: Ctrl-C at the terminal reaches every worker, as it reaches grade.py.
-            workers.append(subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL))
+            workers.append(subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, pass_fds=held))
         try:
             codes = [worker.wait() for worker in workers]
         except KeyboardInterrupt:
@@ -217,7 +220,9 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
     from . import cli  # cli imports this module
     from .slurm import LOCK_WAIT_SECONDS
     layout = grading.Layout(args.out)
-    if not args.worker_claims:  # a Slurm task; a --gpus worker's grade.py holds OUT's lock for it
+    if args.worker_claims:  # a --gpus worker: its grade.py's lock, passed down, held with it
+        lock.adopt_inherited()
+    else:  # a Slurm task
         try:
             lock.hold(args.out, shared=True, wait_seconds=LOCK_WAIT_SECONDS)
         except lock.OutInUse as error:

@@ -362,3 +362,30 @@ class OneRunAtATime(FakeGpus):
         self.assertEqual(holder.stdout.readline().strip(), "held")
         with self.assertRaisesRegex(lock.OutInUse, "is in use by another grade.py"):
             lock.hold(self.out, shared=True, wait_seconds=1)
+
+
+class KilledGradePy(FakeGpus):
+    """Red team 11: grade.py killed with -9 while its workers grade. OUT's lock is held by
+    every process working on it, so a second run is refused until the workers have ended."""
+
+    def test_out_stays_locked_while_orphaned_workers_grade(self):
+        for n in range(6):
+            self.submit(f"s{n}", "FAKE_SLOW=3")
+        env = dict(os.environ, **self.env, FAKE_GPU_LOG=os.path.join(self.root, "gpus.log"))
+        first = subprocess.Popen(self.grade_command("--gpus", "all"), env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        claims = os.path.join(self.out, ".work", "claims", "*", "*")
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline and not glob.glob(claims):
+                time.sleep(0.2)
+            self.assertTrue(glob.glob(claims), "no worker claimed a row")
+            os.kill(first.pid, signal.SIGKILL)  # grade.py alone: its workers go on
+            first.wait()
+            second = subprocess.run(self.grade_command("--gpus", "all", "--resume"), env=env, capture_output=True,
+                                    text=True, timeout=120)
+            self.assertEqual(second.returncode, 2, second.stderr)
+            self.assertIn("in use", second.stderr)
+        finally:
+            os.killpg(first.pid, signal.SIGKILL)  # the orphaned workers and their lab graders
+
