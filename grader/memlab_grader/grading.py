@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import shutil
+import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict
 
@@ -278,11 +279,29 @@ def _read_results(path: str) -> Optional[dict]:
         return None
 
 
+# How long a run the GPU failed (Status.GPU_FAILED) waits before it is tried once more.
+GPU_FAILED_PAUSE_SECONDS = 5.0
+
+
 def grade_build(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits, seed: int,
                 sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> Outcome:
     """Runs the lab's grader on @p library (after the memory-checking pass when
     @p sanitizer names compute-sanitizer), the student's runner in @p sandbox
-    unless it is None, and classifies what happened."""
+    unless it is None, and classifies what happened. A run that ended with the GPU
+    failed before the student's code started is tried once more after a pause: what
+    the previous row left behind (memory its processes were still giving back) or a
+    passing fault then stops no GPU's grading (red team 11); a second failure does."""
+    outcome = _grade_build_once(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
+                                sanitizer=sanitizer, sandbox=sandbox)
+    if outcome.get("status") == Status.GPU_FAILED:
+        time.sleep(GPU_FAILED_PAUSE_SECONDS)
+        outcome = _grade_build_once(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits,
+                                    seed=seed, sanitizer=sanitizer, sandbox=sandbox)
+    return outcome
+
+
+def _grade_build_once(kit: Kit, student: str, library: str, *, stage: str, keep_dir: str, limits: Limits,
+                      seed: int, sanitizer: str = "", sandbox: Optional[RunnerSandbox] = None) -> Outcome:
     if sanitizer:
         gate = _run_grader(kit, student, library, stage=stage, keep_dir=keep_dir, limits=limits, seed=seed,
                            sanitizer=sanitizer, sandbox=sandbox)

@@ -26,6 +26,7 @@ import platform
 import signal
 import subprocess
 import sys
+import time
 from typing import Dict, List, Optional
 
 from . import gpus, grading, lock, points, reports
@@ -326,14 +327,17 @@ def work(args: argparse.Namespace, lab: str, kit: Kit, table: points.Table, sani
 
 def _claim(folder: Optional[str], index: int) -> bool:
     """Whether this worker takes queue entry @p index: with a claims folder, only the
-    first worker to create its file does; without one (a Slurm task's own shard), always."""
+    first worker to create its file (which holds its process id) does; without one (a
+    Slurm task's own shard), always."""
     if not folder:
         return True
     try:
-        os.close(os.open(os.path.join(folder, str(index)), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        return True
+        handle = os.open(os.path.join(folder, str(index)), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         return False
+    with os.fdopen(handle, "w") as claim:
+        claim.write(str(os.getpid()))
+    return True
 
 
 def _hand_back(folder: Optional[str], index: int) -> None:
@@ -345,16 +349,46 @@ def _hand_back(folder: Optional[str], index: int) -> None:
             pass
 
 
+def _claimant_gone(folder: str, index: int) -> bool:
+    """Whether the worker that claimed entry @p index has ended (a crash, Ctrl-C)."""
+    try:
+        with open(os.path.join(folder, str(index)), encoding="ascii") as claim:
+            pid = int(claim.read() or "0")
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False  # just claimed: its id is being written
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 def _next_row(folder: Optional[str], queue: List[dict], layout: grading.Layout, taken: set) -> Optional[int]:
-    """The next queue entry this worker grades, claimed; None when none is left. Each pass
-    starts from the queue's head: an entry a stopped worker handed back is taken again."""
-    for index, entry in enumerate(queue):
-        if index in taken or not _claim(folder, index):
-            continue
-        taken.add(index)
-        if not _final(layout, entry):
-            return index
-    return None
+    """The next queue entry this worker grades, claimed; None once every entry is final or
+    this worker's. Each pass starts from the queue's head, and while another worker still
+    holds an entry that is not final this one waits: that worker may hand it back (its GPU
+    failed) or have ended without a row, and the entry is then taken here rather than
+    left 'not graded yet' (red team 10, F2's gap)."""
+    while True:
+        others_busy = False
+        for index, entry in enumerate(queue):
+            if index in taken:
+                continue
+            if _claim(folder, index):
+                taken.add(index)
+                if not _final(layout, entry):
+                    return index
+            elif not _final(layout, entry):
+                if _claimant_gone(folder, index):
+                    _hand_back(folder, index)
+                others_busy = True
+        if not others_busy:
+            return None
+        time.sleep(0.5)
 
 
 def _earlier_model(out: str) -> str:
