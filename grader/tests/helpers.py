@@ -4,11 +4,11 @@ submissions, and running grade.py."""
 import functools
 import json
 import os
-import zipfile
 import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 GRADER = os.path.dirname(TESTS)
@@ -85,6 +85,16 @@ class GraderTestCase(unittest.TestCase):
         import csv
         with open(os.path.join(self.out, "gradebook.csv"), encoding="utf-8") as handle:
             return {row["student"]: row for row in csv.DictReader(handle)}
+
+    def read_out(self, name):
+        """The text of OUT/@p name (run.json, summary.md, a Slurm script)."""
+        with open(os.path.join(self.out, name), encoding="utf-8") as handle:
+            return handle.read()
+
+    def outcome(self, student):
+        """The stored outcome of @p student, whose folder name is its row folder."""
+        with open(os.path.join(self.out, "students", student, "outcome.json"), encoding="utf-8") as handle:
+            return json.load(handle)
 
 
 # The lab 1 file the layout tests look for, and where a student's clone holds it.

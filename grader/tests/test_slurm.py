@@ -62,14 +62,6 @@ class GradesOnSlurm(GraderTestCase):
         wait_for_jobs(jobs)
         return jobs
 
-    def read_out(self, name):
-        with open(os.path.join(self.out, name), encoding="utf-8") as handle:
-            return handle.read()
-
-    def outcome(self, student):
-        with open(os.path.join(self.out, "students", student, "outcome.json"), encoding="utf-8") as handle:
-            return json.load(handle)
-
     def logs(self):
         text = ""
         for name in sorted(os.listdir(os.path.join(self.out, "slurm", "logs"))):

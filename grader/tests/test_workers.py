@@ -30,14 +30,6 @@ class FakeGpus(GraderTestCase):
         os.symlink(os.path.join(STANDINS, "fake_nvidia_smi.py"), os.path.join(self.bin, "nvidia-smi"))
         self.env = dict(PATH=self.bin + os.pathsep + os.environ["PATH"], FAKE_GPUS="Fake H200;Fake H200")
 
-    def read(self, name):
-        with open(os.path.join(self.out, name), encoding="utf-8") as handle:
-            return handle.read()
-
-    def outcome(self, student):
-        with open(os.path.join(self.out, "students", student, "outcome.json"), encoding="utf-8") as handle:
-            return json.load(handle)
-
 
 class GradesOnEveryGpu(FakeGpus):
     def test_each_gpu_grades_alone_and_each_row_names_its_gpu(self):
@@ -60,13 +52,13 @@ class GradesOnEveryGpu(FakeGpus):
             self.assertTrue(any(r["student"] == "kit" for r in runs if r["gpu"] == gpu),  # the reference
                             f"{gpu} was not calibrated")
         self.assertEqual(sorted(self.students_staged(r["student"] for r in runs)), students)
-        record = json.loads(self.read("run.json"))
+        record = json.loads(self.read_out("run.json"))
         self.assertEqual(len(record["gpus"]), 2)
         for data in record["gpus"].values():
             self.assertIn("seconds", data["reference_run"])
             self.assertTrue(data["uuid"].startswith("GPU-fake-"))
         self.assertEqual(record["gpu"]["GPU"], "Fake GPU")
-        summary = self.read("summary.md")
+        summary = self.read_out("summary.md")
         self.assertIn("## Which GPU graded which row", summary)
         self.assertIn("GPU-fake-1", summary)
 
@@ -90,7 +82,7 @@ class GradesOnEveryGpu(FakeGpus):
         self.assertFalse(os.path.exists(self.out))
         finished = self.grade("--gpus", "all", "--mixed-gpus", env=mixed)
         self.assertEqual(finished.returncode, 0, finished.stderr)
-        self.assertIn("WARNING: they are of different models", self.read("summary.md"))
+        self.assertIn("WARNING: they are of different models", self.read_out("summary.md"))
 
     def test_a_resume_on_another_model_is_refused(self):
         self.submit("one", "fine")
@@ -179,13 +171,13 @@ class OneBadGpu(FakeGpus):
         self.assertEqual({self.outcome(s)["gpu"]["uuid"] for s in self.students}, {"GPU-fake-0"})
         self.assertIn("GPU 1 stopped grading: the GPU failed before the checks", finished.stderr)
         self.assertIn("GPU 1 stopped grading: the GPU failed before the checks: lab1 grader: the GPU failed before "
-                      "any check ran: Xid 79 (at ", self.read("summary.md"))
+                      "any check ran: Xid 79 (at ", self.read_out("summary.md"))
 
     def test_a_gpu_with_no_gpu_takes_no_row(self):
         finished = self.grade("--gpus", "all", env=dict(self.env, BAD_GPU="no-gpu"))
         self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
         self.assertEqual({s: r["status"] for s, r in self.gradebook().items()}, {s: "graded" for s in self.students})
-        self.assertIn("GPU 1 graded nothing: no usable GPU", self.read("summary.md"))
+        self.assertIn("GPU 1 graded nothing: no usable GPU", self.read_out("summary.md"))
 
     def test_when_no_gpu_works_no_row_is_final_and_the_exit_says_so(self):
         finished = self.grade("--gpus", "1", env=dict(self.env, BAD_GPU="after-calibration"))
@@ -281,7 +273,7 @@ class SlurmScripts(FakeGpus):
                                  os.path.join(self.out, "slurm", "grade.sbatch")])
         self.assertEqual(reports_job[:3], ["--parsable", f"--chdir={logs}", "--output=reports-%j.log"])
         self.assertIn("--dependency=afterany:1001", reports_job)
-        self.assertNotIn("#SBATCH --output", self.read("slurm/grade.sbatch"))
+        self.assertNotIn("#SBATCH --output", self.read_out("slurm/grade.sbatch"))
         gpu_log = os.path.join(self.root, "gpus.log")
         # Slurm names the task's GPU by index; the task grades on GPU 1 alone, by its UUID.
         task = self.run_script("grade.sbatch", SLURM_ARRAY_TASK_ID="0", SLURM_JOB_ID="1002",
