@@ -93,6 +93,7 @@ reliability: configure
 grade: configure FORCE
 	$(if $(and $(LAB),$(SUBMISSIONS),$(OUT)),,$(error usage: make grade LAB=N SUBMISSIONS=DIR OUT=DIR [POINTS=file] [RESUME=1] [SANITIZE=1] [GPUS=all] [SLURM=1]))
 	@scripts/bootstrap.sh --grading || echo "(continuing: grade.py says what is missing)"
+	@cmake -S . -B $(BUILD) >/dev/null  # finds what bootstrap installed (cuobjdump)
 	@python3 grader/grade.py --lab '$(LAB)' --submissions '$(SUBMISSIONS)' --out '$(OUT)' --build '$(BUILD)' \
 	  --jobs $(JOBS) $(if $(POINTS),--points '$(POINTS)') $(if $(RESUME),--resume) $(if $(SANITIZE),--sanitize) \
 	  $(if $(GPUS),--gpus '$(GPUS)') $(if $(SLURM),--slurm) $(GRADE_ARGS)

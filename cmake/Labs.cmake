@@ -157,7 +157,8 @@ function(memlab_add_grading_kit lab skeleton forbidden)
   \"include_dirs\": [\"${includes}\"],
   \"link_flags\": [\"-shared\", \"-cudart=shared\", \"-Xlinker=--no-undefined\"],
   \"forbid\": [$<$<BOOL:${forbidden}>:\"${forbid_json}\">],
-  \"points\": \"${PROJECT_SOURCE_DIR}/grader/points/${lab}.txt\"
+  \"points\": \"${PROJECT_SOURCE_DIR}/grader/points/${lab}.txt\",
+  \"cuobjdump\": \"${memlab_cuobjdump}\"
 }
 ")
   add_custom_target(${lab}_grading DEPENDS ${lab}_grader ${lab}_runner ${lab}_reference ${lab}_table)

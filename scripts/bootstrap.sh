@@ -9,6 +9,10 @@
 #   scripts/bootstrap.sh --grading  ... and bubblewrap, the sandbox of `make grade`
 #   scripts/bootstrap.sh --slurm    ... and slurm-wlm and munge, for the test of `make grade SLURM=1`
 #                                   on a one-node cluster (scripts/slurm-local-cluster.sh)
+#   scripts/bootstrap.sh --machine-code
+#                                   ... and cuobjdump and nvdisasm where the CUDA toolkit came
+#                                   without them (from PyPI, into .deps/cuda-tools): the graders read
+#                                   the student's kernels with them. --grading includes this.
 #
 # Without apt-get (another distribution, an offline GPU server) it names what
 # is missing instead. Catch2, nlohmann-json and bwrap carried in .deps/
@@ -16,14 +20,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_plots=no want_docs=no want_grading=no want_slurm=no
+want_plots=no want_docs=no want_grading=no want_slurm=no want_machine_code=no
 for arg in "$@"; do
   case "$arg" in
     --plots) want_plots=yes ;;
     --docs) want_docs=yes ;;
-    --grading) want_grading=yes ;;
+    --grading) want_grading=yes want_machine_code=yes ;;
+    --machine-code) want_machine_code=yes ;;
     --slurm) want_slurm=yes ;;
-    *) echo "bootstrap: unknown option $arg (use --plots, --docs, --grading, --slurm)" >&2; exit 2 ;;
+    *) echo "bootstrap: unknown option $arg (use --plots, --docs, --grading, --slurm, --machine-code)" >&2; exit 2 ;;
   esac
 done
 
@@ -89,6 +94,25 @@ if [ "$want_slurm" = yes ]; then
   { command -v munged || [ -x /usr/sbin/munged ]; } >/dev/null 2>&1 || missing+=(munge)
 fi
 
+# cuobjdump and nvdisasm come with the CUDA toolkit, but some installs leave
+# them out; NVIDIA publishes them on PyPI, where the build looks for them too
+# (common/CMakeLists.txt).
+have_cuda_tool() {
+  local nvcc_dir
+  nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")")
+  [ -x "$nvcc_dir/$1" ] || command -v "$1" >/dev/null 2>&1 || compgen -G ".deps/cuda-tools/nvidia/cu*/bin/$1" >/dev/null
+}
+if [ "$want_machine_code" = yes ] && ! { have_cuda_tool cuobjdump && have_cuda_tool nvdisasm; }; then
+  nvcc_bin=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+  cuda_major=$("$nvcc_bin" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+  wanted=("nvidia-cuda-cuobjdump>=$cuda_major,<$((cuda_major + 1))" "nvidia-cuda-nvdisasm>=$cuda_major,<$((cuda_major + 1))")
+  say "installing cuobjdump and nvdisasm for CUDA $cuda_major from PyPI into .deps/cuda-tools"
+  if ! PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --target .deps/cuda-tools "${wanted[@]}"; then
+    say "could not install them: install the CUDA toolkit's cuobjdump and nvdisasm (or pip), and run this again."
+    say "Without them the labs' graders skip the checks their machine code shows, and \`make grade\` does not start."
+    exit 1
+  fi
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -20,7 +20,9 @@ fi
 
 prefix=${config%/lib/*}              # /usr or /usr/local
 libdir=${config%/cmake/Catch2}       # .../lib or .../lib/<triplet>
-rm -rf .deps
+# Everything but .deps/cuda-tools (cuobjdump from PyPI, scripts/bootstrap.sh --machine-code) is copied afresh.
+mkdir -p .deps
+find .deps -mindepth 1 -maxdepth 1 ! -name cuda-tools -exec rm -rf {} +
 mkdir -p ".deps/include" ".deps/${libdir#"$prefix"/}/cmake"
 cp -r "$prefix/include/catch2" .deps/include/
 cp -r "$config" ".deps/${libdir#"$prefix"/}/cmake/"

@@ -311,6 +311,9 @@ RED_TEAM = {
         # before the x changed, the arithmetic floor refused it: 80, run 51).
         ("round6/07-trick_polynomial_closed_form", Expect("graded", points={"step3.correct": 20}, total=(80, 100))),
         ("round6/08-fair_neumaier_block_per_row", FULL),
+        # Float sums added up in double pass every check of the results and the clock; the
+        # grader reads the kernels: floats computed on in double fail step 2 (machine_code.hpp).
+        ("round6/06-trick_compensated_is_double", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
         # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
         # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).
@@ -329,6 +332,8 @@ RED_TEAM = {
         ("21-mitm_fake_pings_thread_per_row", Expect("graded", points={"step4.speed": 0}, total=(0, 80))),
         ("22-early_reply_hidden_in_freeze", Expect("graded|timed out", points={"step4.speed": 0}, total=(0, 80))),
         ("round6/13-fair_column_major_split_atomic", FULL),
+        # gemv_shared_x calls the column-major GEMV: no kernel of the build uses shared memory.
+        ("round6/12-trick_shared_x_without_shared", Expect("graded", points={"step3.correct": 0}, total=(70, 85))),
         ("round6/14-subtle_shared_x_missing_barrier", Expect("graded", points={"step3.correct": 0}, total=(0, 75))),
         # Round 7: every GEMV with unsigned offsets; step 1 fails and the later steps are blocked.
         ("round7/05-subtle_unsigned_offsets", Expect("graded", points={"step1.correct": 0}, total=(0, 0))),

@@ -146,7 +146,7 @@ def run_seed(args: argparse.Namespace) -> int:
 
 def build_kit(args: argparse.Namespace, lab: str) -> Kit:
     if args.kit:
-        return load_kit(args.kit)
+        return usable(load_kit(args.kit))
     if not os.path.isfile(os.path.join(args.build, "CMakeCache.txt")):
         raise BadInput(f"--build {args.build} is not a configured build folder (`make grade` configures it)")
     print(f"Building {lab}'s grader and reference ...", flush=True)
@@ -154,7 +154,20 @@ def build_kit(args: argparse.Namespace, lab: str) -> Kit:
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if built.returncode != 0:
         raise SetupFailed(f"building {lab} failed:\n{built.stdout[-3000:]}")
-    return load_kit(os.path.join(args.build, "grading", lab, "kit.json"))
+    return usable(load_kit(os.path.join(args.build, "grading", lab, "kit.json")))
+
+
+def usable(kit: Kit) -> Kit:
+    """@p kit, if grading with it can make every check: its lab grader reads each
+    student's kernels with cuobjdump (the method checks: shared memory in labs 4
+    and 5, float in lab 3), so a build that found none cannot grade."""
+    if not (kit.cuobjdump and os.access(kit.cuobjdump, os.X_OK)):
+        raise SetupFailed("cuobjdump and nvdisasm, which come with the CUDA toolkit, were not found when the lab "
+                          f"grader was built{' (not at ' + kit.cuobjdump + ')' if kit.cuobjdump else ''}; it reads "
+                          "each student's kernels with them.\n"
+                          "Install them (scripts/bootstrap.sh --machine-code fetches NVIDIA's copies from PyPI), then "
+                          "configure the build folder again (cmake -S . -B build), or use `make grade`, which does both.")
+    return kit
 
 
 def find_sanitizer(kit: Kit) -> str:

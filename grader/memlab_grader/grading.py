@@ -267,7 +267,7 @@ def _grader_command(kit: Kit, library: str, stage: str, results: str, report: st
                     call_seconds: float, sandbox_file: Optional[str]) -> List[str]:
     command = [kit.grader, "--student", library, "--reference", kit.reference, "--runner", kit.runner,
                "--call-timeout", f"{call_seconds:g}", "--results", results, "--report", report,
-               "--output-dir", os.path.join(stage, "output"), "--seed", str(seed)]
+               "--output-dir", os.path.join(stage, "output"), "--seed", str(seed), "--require-machine-code"]
     return command + (["--sandbox", sandbox_file] if sandbox_file else [])
 
 

@@ -39,6 +39,7 @@ class Kit:
     link_flags: List[str]
     forbid: List[str]
     points: str
+    cuobjdump: str = ""  # with which the lab grader reads the student's kernels ("" when the build found none)
     path: str = field(default="", compare=False)
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:

@@ -39,6 +39,13 @@ _FILE_HEADERS = re.compile(
 
 OTHER_FILES = "including files other than the lab's headers"
 
+# GPU code a build loads at run time (from a string or bytes of its own) runs kernels that
+# the lab grader's reading of the build's machine code never sees (machine_code.hpp).
+GPU_CODE_AT_RUN_TIME = "loading GPU code at run time"
+_GPU_CODE_NAMES = re.compile(r"^(cuModuleLoad|cuLibraryLoad|cudaLibraryLoad|cuLink(Create|Add|Complete)|nvrtc|"
+                             r"nvJitLink|nvPTXCompiler|cudaGetDriverEntryPoint|cuGetProcAddress)")
+_GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h)$")
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -131,6 +138,8 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
                 findings.append(Finding(label, name, line))
         if _FILE_HEADERS.match(name):
             findings.append(Finding(FILES_AND_PROGRAMS, name, line))
+        if _GPU_CODE_HEADERS.match(name):
+            findings.append(Finding(GPU_CODE_AT_RUN_TIME, name, line))
         if name.startswith("/") or ".." in name.split("/"):
             findings.append(Finding(OTHER_FILES, name, line))
 
@@ -142,6 +151,8 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
         for label, name_pattern, _ in libraries:
             if name_pattern.search(name):
                 findings.append(Finding(label, name, line))
+        if _GPU_CODE_NAMES.match(name):
+            findings.append(Finding(GPU_CODE_AT_RUN_TIME, name, line))
         if name in _FILE_NAMES:
             findings.append(Finding(FILES_AND_PROGRAMS, name, line))
         elif name in _FILE_CALLS and _is_call(code_without_includes, match):

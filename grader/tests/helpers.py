@@ -47,7 +47,7 @@ class GraderTestCase(unittest.TestCase):
             runner=os.path.join(STANDINS, "fake_runner.sh"),
             reference=reference, table_objects=[table], compiler=os.path.join(STANDINS, "fake_nvcc.py"),
             compile_flags=[], architectures="90", include_dirs=[], link_flags=[], forbid=["cublas", "thrust", "cub"],
-            points=os.path.join(STANDINS, "points.txt"))))
+            points=os.path.join(STANDINS, "points.txt"), cuobjdump=os.path.join(STANDINS, "fake_cuobjdump.sh"))))
 
     def tearDown(self):
         self.folder.cleanup()

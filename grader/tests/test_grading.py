@@ -192,6 +192,9 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(option(calibration, "--call-timeout"), "200")  # a third of the reference's 600 s
         self.assertEqual(option(alice, "--call-timeout"), "10")  # a third of the run's limit
         self.assertEqual(option(alice, "--runner"), os.path.join(self.out, ".work", "kit", "fake_runner.sh"))
+        # An unreadable build fails the method checks rather than skipping them, the reference's too.
+        self.assertIn("--require-machine-code", calibration)
+        self.assertIn("--require-machine-code", alice)
         if why_no_sandbox():
             self.assertIsNone(option(alice, "--sandbox"))
             return
@@ -531,6 +534,19 @@ class RefusesBadInput(GraderTestCase):
 
     def test_bad_option_values(self):
         self.assert_refused("--jobs must be positive", "--jobs", "0")
+
+    def test_a_kit_that_cannot_read_machine_code_is_refused_before_anything_is_written(self):
+        with open(self.kit) as handle:
+            kit = json.load(handle)
+        for missing in ("", os.path.join(self.root, "no", "cuobjdump")):
+            with open(self.kit, "w") as handle:
+                json.dump(dict(kit, cuobjdump=missing), handle)
+            self.submit("alice", "all fine")
+            finished = self.grade()
+            self.assertEqual(finished.returncode, 3, finished.stderr)
+            self.assertIn("cuobjdump and nvdisasm, which come with the CUDA toolkit, were not found", finished.stderr)
+            self.assertIn("scripts/bootstrap.sh --machine-code", finished.stderr)
+            self.assertFalse(os.path.exists(self.out))
 
     def test_an_out_folder_that_is_not_empty(self):
         self.write(os.path.join(self.out, "something"), "")

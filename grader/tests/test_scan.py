@@ -41,6 +41,16 @@ class Scan(unittest.TestCase):
                                          (scan.FILES_AND_PROGRAMS, "system", 2),
                                          (scan.FILES_AND_PROGRAMS, "read", 2)])
 
+    def test_loading_gpu_code_at_run_time(self):
+        source = ('#include <nvrtc.h>\nvoid f() { void* p; cudaGetDriverEntryPoint("cuModuleLoadData", &p, 0);\n'
+                  "  cuLibraryLoadData(0, 0, 0, 0, 0, 0, 0, 0); cudaLibraryLoadFromFile(0, 0, 0, 0, 0, 0, 0, 0);\n"
+                  "  nvJitLinkCreate(0, 0, 0); int cuLinked = 0; cudaLaunchKernel(0, 0, 0, 0, 0, 0); }\n")
+        self.assertEqual(names(source), [(scan.GPU_CODE_AT_RUN_TIME, "nvrtc.h", 1),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "cudaGetDriverEntryPoint", 2),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "cuLibraryLoadData", 3),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "cudaLibraryLoadFromFile", 3),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "nvJitLinkCreate", 4)])
+
     def test_includes_outside_the_lab(self):
         source = '#include "../../solutions/lab1_caching/vector_add.cu"\n#include </etc/passwd>\n#define H <x.h>\n#include H\n'
         self.assertEqual([n for _, n, _ in names(source)],

@@ -66,7 +66,7 @@ def main() -> int:
         generator = cache_value(build, "CMAKE_GENERATOR")
         if generator:
             configure += ["-G", generator]
-        for setting in ("CMAKE_PREFIX_PATH", "Catch2_DIR", "CMAKE_CUDA_COMPILER"):
+        for setting in ("CMAKE_PREFIX_PATH", "Catch2_DIR", "CMAKE_CUDA_COMPILER", "MEMLAB_CUOBJDUMP", "MEMLAB_NVDISASM"):
             value = cache_value(build, setting)
             if value and not value.endswith("-NOTFOUND"):
                 configure.append(f"-D{setting}={value}")

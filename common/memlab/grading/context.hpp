@@ -21,6 +21,8 @@ struct Context {
   std::unique_ptr<KernelTimer> timer;    ///< timer on that stream
   std::string output_dir = ".";          ///< where data files go
   std::uint64_t seed = 0;                ///< seed for random inputs
+  std::string student_library;           ///< the student's build (--student), for its machine code
+  bool require_machine_code = false;     ///< --require-machine-code: an unreadable build fails its method checks
 };
 
 /// The recorder that turns test events into report rows (exists without a GPU).

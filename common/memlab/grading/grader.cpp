@@ -5,6 +5,7 @@
 #include "memlab/grading/remote.hpp"
 #include "memlab/text.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -74,6 +75,66 @@ std::string no_room_for(const std::string& check, std::size_t bytes) {
   return format_text("%s not checked: it needs %s of GPU memory, %s is free", check.c_str(),
                      format_bytes(static_cast<double>(bytes)).c_str(),
                      format_bytes(static_cast<double>(free_bytes)).c_str());
+}
+
+namespace {
+
+// The student's kernels as this GPU runs them, read once; or why they could not be.
+struct StudentCode {
+  std::vector<KernelCode> kernels;
+  std::string unreadable;  // "" when read
+  std::string read_as;     // "its sm_90 machine code"
+};
+
+const StudentCode& student_code() {
+  static const StudentCode code = [] {
+    StudentCode read;
+    const int capability = context().facts.major * 10 + context().facts.minor;
+    try {
+      read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, context().student_library, capability);
+      const bool ptx = !read.kernels.empty() && read.kernels.front().from_ptx;
+      read.read_as = format_text("read from its %s for this GPU (compute capability %d.%d) with cuobjdump",
+                                 ptx ? "PTX" : "machine code", capability / 10, capability % 10);
+    } catch (const MachineCodeUnreadable& error) {
+      read.unreadable = error.what();
+    }
+    return read;
+  }();
+  return code;
+}
+
+// "" and a note, or the failure, for a build whose code could not be read.
+std::string unread(const std::string& property) {
+  const StudentCode& code = student_code();
+  if (context().require_machine_code) {
+    return "the grader could not read your build's machine code to see whether a kernel " + property + ": " +
+           code.unreadable;
+  }
+  CheckResult& row = recorder().current();
+  row.note += (row.note.empty() ? "" : "\n") + std::string("Not checked: whether a kernel of your build ") + property +
+              " (" + code.unreadable + ").";
+  return "";
+}
+
+}  // namespace
+
+std::string method_missing(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure) {
+  const StudentCode& code = student_code();
+  if (!code.unreadable.empty()) return unread(property);
+  if (std::any_of(code.kernels.begin(), code.kernels.end(), has)) return "";
+  return format_text("%s: no kernel of your build %s (%zu kernels, %s)", failure.c_str(), property.c_str(),
+                     code.kernels.size(), code.read_as.c_str());
+}
+
+std::string method_broken(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure) {
+  const StudentCode& code = student_code();
+  if (!code.unreadable.empty()) return unread(property);
+  std::string offenders;
+  for (const KernelCode& kernel : code.kernels) {
+    if (has(kernel)) offenders += (offenders.empty() ? "" : "; ") + readable_name(kernel.name);
+  }
+  if (offenders.empty()) return "";
+  return format_text("%s: %s %s (%s)", failure.c_str(), offenders.c_str(), property.c_str(), code.read_as.c_str());
 }
 
 }  // namespace memlab::grading

@@ -19,6 +19,7 @@
 
 #include "memlab/by_gpu.hpp"
 #include "memlab/device_facts.cuh"
+#include "memlab/grading/machine_code.hpp"
 #include "memlab/grading/remote.hpp"
 #include "memlab/timing.cuh"
 #include "memlab/verify.hpp"
@@ -99,6 +100,23 @@ inline constexpr MatrixShape kBeyond32Bits{by_gpu::kBeyond32BitsSide, by_gpu::kB
 /// it: when too little is free, the student's runner is ended (the next call
 /// starts a new one) and its memory awaited for up to 3 s.
 std::string no_room_for(const std::string& check, std::size_t bytes);
+/// @}
+
+/// @name The method, from the student's machine code (machine_code.hpp)
+/// What neither results nor times show on every GPU, read from the code this
+/// GPU runs for the student's build. Each returns "" when the method holds,
+/// else why the running check fails. Where the code cannot be read (no
+/// cuobjdump: `make labN` on a machine without it), "" and a note saying so;
+/// but with --require-machine-code (the instructors' grader) the check fails,
+/// so an unreadable build never passes unread: the reference's calibration
+/// names a missing tool before any student is graded.
+/// @{
+/// "" if some kernel of the student's build @p has the property; else @p failure
+/// and what was read: "no kernel of your build uses shared memory (read ...)".
+std::string method_missing(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure);
+/// "" if no kernel of the student's build @p has the property; else @p failure
+/// and the kernels that do: "lab3::row_sums_kernel<float>(...) converts floats to double".
+std::string method_broken(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure);
 /// @}
 
 /// @name The two builds of the lab

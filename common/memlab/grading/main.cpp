@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
   int steps = lab.steps;
   unsigned long long seed = 20261122;
   bool contract = false;
+  bool require_machine_code = false;
 
   using catch2::clara::Opt;
   session.cli(session.cli() |
@@ -212,6 +213,8 @@ int main(int argc, char** argv) {
               Opt(report_path, "file.txt")["--report"]("write the report table as text to this file") |
               Opt(output_dir, "dir")["--output-dir"]("folder for data files and the detailed log") |
               Opt(seed, "number")["--seed"]("seed for the random inputs") |
+              Opt(require_machine_code)["--require-machine-code"](
+                  "fail the method checks of a build whose machine code cannot be read, rather than skip them") |
               Opt(contract)["--contract"]("print the exit codes and the pass limit as JSON, and stop"));
   if (session.applyCommandLine(argc, argv) != 0) return kBadInput;
   if (session.configData().showHelp) {
@@ -257,6 +260,8 @@ int main(int argc, char** argv) {
   Context context;
   context.output_dir = output_dir;
   context.seed = seed;
+  context.student_library = student_path;
+  context.require_machine_code = require_machine_code;
   remote::RunnerSetup runners{runner_path, student_path, reference_path, {}, call_seconds};
   try {
     if (!sandbox_path.empty()) runners.prefix = read_words(sandbox_path);

@@ -98,6 +98,9 @@ TEST_CASE("tiled multiply is correct when the width is a multiple of the tile", 
   grading::hint("Per phase: each thread copies one element of a and one of b into the tiles, "
                 "__syncthreads(), kTileWidth products from the tiles, __syncthreads() again.");
   require_correct(student().matmul_tiled, kTileMultiples);
+  const std::string method = grading::method_missing(grading::uses_shared_memory, "uses shared memory",
+                                                     "a tiled multiply stages its tiles in __shared__ arrays");
+  if (!method.empty()) FAIL(method);
 }
 
 TEST_CASE("tiled multiply keeps up with the reference", "[step2][speed][timing]") {

@@ -140,6 +140,9 @@ TEST_CASE("x through shared memory is correct for any shape", "[step3][correct]"
   if (!found.empty()) FAIL(found);
   const std::string huge = check_beyond_32_bits(student().gemv_shared_x, lab5::Layout::column_major);
   grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
+  const std::string method = grading::method_missing(grading::uses_shared_memory, "uses shared memory",
+                                                     "step 3 stages each window of x in a __shared__ array");
+  if (!method.empty()) FAIL(method);
 }
 
 TEST_CASE("x through shared memory keeps up with the reference", "[step3][speed][timing]") {

@@ -1,0 +1,82 @@
+/// @file machine_code.hpp
+/// @brief What a build's kernels are made of, read from the code the GPU runs.
+///
+/// Some methods a lab teaches leave no trace in results or times on every GPU:
+/// on an H100 a naive multiply is only 1.5x slower than a tiled one, x read
+/// through L1 is as fast as x staged in shared memory, and float sums kept in
+/// double are as fast as float ones and more accurate. The instructions say
+/// what neither can: a kernel that stages data in shared memory has shared
+/// loads and stores, and one that adds floats up in double converts them.
+///
+/// The grader reads the student's build with NVIDIA's `cuobjdump` (it comes
+/// with nvcc) in its own process, never in the student's: the machine code for
+/// the GPU it grades on (what that GPU runs), or the PTX the driver would
+/// compile when the build holds none for it. What this sees is the code nvcc
+/// compiled from the student's file; what a process loads at run time is out
+/// of its view (grader/README.md, "What the grader cannot see").
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memlab::grading {
+
+/// One kernel as the GPU would run it (or a device function the compiler kept
+/// apart from the kernels that call it): its name as compiled (mangled) and
+/// the operation of each instruction, modifiers included ("LDS.128",
+/// "F2F.F64.F32"; from PTX, "ld.shared.f32", "cvt.f64.f32").
+struct KernelCode {
+  std::string name;                   ///< e.g. "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi"
+  std::vector<std::string> operations;  ///< one per instruction, in order
+  bool from_ptx = false;              ///< read from PTX (the GPU would compile it) rather than machine code
+};
+
+/// The codes a build holds, as `cuobjdump -lelf -lptx` lists them: the
+/// architectures (e.g. 90 for sm_90) of its machine code and of its PTX.
+struct CodeList {
+  std::vector<int> machine_code;  ///< architectures with machine code (cubins)
+  std::vector<int> ptx;           ///< architectures with PTX
+};
+
+/// Parses the listing of `cuobjdump -lelf -lptx`.
+CodeList parse_code_list(const std::string& listing);
+
+/// Which code a GPU of compute capability @p capability (major * 10 + minor)
+/// runs from @p list, as the driver picks it: machine code of its own major
+/// version and no newer minor one ("sm_86" on an 8.9 GPU), the newest such;
+/// else the newest PTX no newer than the GPU, compiled when loaded
+/// ("compute_90"); "" when neither would run there.
+std::string code_for(const CodeList& list, int capability);
+
+/// The kernels in the output of `cuobjdump -sass` (one architecture's).
+std::vector<KernelCode> parse_sass(const std::string& text);
+/// The kernels in the output of `cuobjdump -ptx` (one architecture's).
+std::vector<KernelCode> parse_ptx(const std::string& text);
+
+/// Whether @p kernel loads, stores or copies through shared memory (LDS, STS,
+/// LDSM, LDGSTS, ATOMS, the tensor memory accelerator's copies; in PTX any
+/// operation on the .shared state space).
+bool uses_shared_memory(const KernelCode& kernel);
+/// Whether @p kernel converts floats to double (F2F.F64.F32; cvt.f64.f32) and
+/// does arithmetic in double (DADD, DFMA, DMUL; add, sub, mul, fma, mad .f64):
+/// floats computed on in double. A conversion alone is not (a float result
+/// stored as a double, a float passed to printf).
+bool computes_on_floats_in_double(const KernelCode& kernel);
+
+/// A kernel's name as people read it ("lab4::matmul_tiled_kernel(float const*, ...)").
+std::string readable_name(const std::string& mangled);
+
+/// The build could not be read (cuobjdump missing, failed, or timed out).
+class MachineCodeUnreadable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The kernels of @p library that a GPU of compute capability @p capability
+/// runs, read with @p cuobjdump (nvdisasm, which it calls for machine code,
+/// taken from @p nvdisasm_dir when not empty). Throws MachineCodeUnreadable.
+std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::string& nvdisasm_dir,
+                                     const std::string& library, int capability);
+
+}  // namespace memlab::grading

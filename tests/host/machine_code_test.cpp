@@ -1,0 +1,135 @@
+// Reading kernels from cuobjdump's listings (machine_code.hpp), on listings
+// written as cuobjdump 13 prints them. machine_code_builds.cpp reads the
+// labs' own builds with the real tool.
+#include "memlab/grading/machine_code.hpp"
+
+#include "memlab/grading/catch2.hpp"
+
+using namespace memlab::grading;
+
+namespace {
+
+const char* const kListing =
+    "ELF file    1: lab4_api.sm_75.cubin\n"
+    "ELF file    2: lab4_api.sm_86.cubin\n"
+    "PTX file    1: lab4_api.sm_90.ptx\n"
+    "ELF file    3: lab4_api.sm_90.cubin\n"
+    "ELF file    4: matmul.sm_75.cubin\n"
+    "ELF file    5: matmul.sm_86.cubin\n"
+    "PTX file    2: matmul.sm_90.ptx\n"
+    "ELF file    6: matmul.sm_90.cubin\n";
+
+const char* const kSass =
+    "\tcode for sm_90\n"
+    "\t\tFunction : _ZN4lab419matmul_tiled_kernelEPKfS1_Pfi\n"
+    "\t.headerflags\t@\"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */\n"
+    "                                                                          /* 0x000fe20000000800 */\n"
+    "        /*0090*/               @P0 EXIT ;                                 /* 0x000000000000094d */\n"
+    "        /*00a0*/                   STS [R6], R9 ;                         /* 0x0000000906007388 */\n"
+    "        /*00b0*/              @!P1 LDS.128 R12, [R3+0x40] ;               /* 0x0000400003107984 */\n"
+    "\t\tFunction : _ZN4lab419matmul_naive_kernelEPKfS1_Pfi\n"
+    "        /*0000*/                   LDG.E R4, desc[UR4][R2.64] ;           /* 0x0000000402047981 */\n"
+    "        /*0010*/                   FFMA R5, R4, R7, R5 ;                  /* 0x0000000704057223 */\n"
+    "        /*0020*/                   F2F.F64.F32 R8, R5 ;                   /* 0x0000000500087310 */\n"
+    "        /*0030*/                   EXIT ;                                 /* 0x000000000000794d */\n";
+
+const char* const kPtx =
+    ".version 9.0\n"
+    ".target sm_90\n"
+    ".extern .shared .align 16 .b8 tiles[];\n"
+    ".func  (.param .b32 func_retval0) _Z6helperf(\n"
+    ".param .b32 _Z6helperf_param_0\n"
+    ")\n"
+    "{\n"
+    ".reg .f32 %f<3>;\n"
+    "ld.param.f32 %f1, [_Z6helperf_param_0];\n"
+    "st.param.f32 [func_retval0+0], %f1;\n"
+    "ret;\n"
+    "}\n"
+    ".visible .entry _ZN4lab419matmul_tiled_kernelEPKfS1_Pfi(\n"
+    ".param .u64 _ZN4lab419matmul_tiled_kernelEPKfS1_Pfi_param_0\n"
+    ")\n"
+    "{\n"
+    ".reg .pred %p<12>;\n"
+    ".shared .align 4 .b8 _ZZN4lab419matmul_tiled_kernelEPKfS1_PfiE6a_tile[1024];\n"
+    ".loc\t1 51 3\n"
+    "@%p1 bra $L__BB1_7;\n"
+    "$L__BB1_7:\n"
+    "ld.shared.f32 %f2, [%r6]; // a comment { with a brace\n"
+    "}\n"
+    ".visible .entry _ZN3lab315sums_kernelEPKfPf(\n"
+    ".param .u64 _ZN3lab315sums_kernelEPKfPf_param_0\n"
+    ")\n"
+    "{\n"
+    "ld.global.nc.f32 %f1, [%rd4];\n"
+    "cvt.f64.f32 %fd1, %f1;\n"
+    "add.rn.f64 %fd2, %fd2, %fd1;\n"
+    "}\n";
+
+}  // namespace
+
+TEST_CASE("the code a GPU runs is chosen as the driver chooses it") {
+  const CodeList list = parse_code_list(kListing);
+  CHECK(list.machine_code == std::vector<int>{75, 86, 90});
+  CHECK(list.ptx == std::vector<int>{90});
+  CHECK(code_for(list, 90) == "sm_90");
+  CHECK(code_for(list, 89) == "sm_86");   // machine code of its own major version, no newer minor one
+  CHECK(code_for(list, 80).empty());      // sm_86 does not run on 8.0, and PTX 9.0 is newer than it
+  CHECK(code_for(list, 75) == "sm_75");
+  CHECK(code_for(list, 100) == "compute_90");  // no Blackwell machine code: the driver compiles the PTX
+  CHECK(code_for(parse_code_list("ELF file 1: x.sm_90a.cubin\n"), 90) == "sm_90");
+}
+
+TEST_CASE("machine code is read kernel by kernel, predicates skipped") {
+  const std::vector<KernelCode> kernels = parse_sass(kSass);
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].name == "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi");
+  CHECK(kernels[0].operations == std::vector<std::string>{"LDC", "EXIT", "STS", "LDS.128"});
+  CHECK(kernels[1].operations == std::vector<std::string>{"LDG.E", "FFMA", "F2F.F64.F32", "EXIT"});
+  CHECK(uses_shared_memory(kernels[0]));
+  CHECK_FALSE(uses_shared_memory(kernels[1]));
+  CHECK_FALSE(computes_on_floats_in_double(kernels[0]));
+  CHECK_FALSE(computes_on_floats_in_double(kernels[1]));  // a conversion, but no arithmetic in double
+}
+
+TEST_CASE("an operation is told by its name, not by a prefix of it") {
+  // LDSM is shared memory (ldmatrix), LDL (local) and LDG (global) are not; F2F.F32.F64 narrows.
+  CHECK(uses_shared_memory(KernelCode{"k", {"LDSM.16.M88.4"}, false}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"LDGSTS.E.BYPASS.128"}, false}));
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDL.64", "LDG.E.CONSTANT", "STL", "LDC"}, false}));
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F32.F64", "I2F.F64", "DADD"}, false}));
+  CHECK(computes_on_floats_in_double(KernelCode{"k", {"F2F.F64.F32", "DFMA"}, false}));
+  // Widening for printf, and double arithmetic on doubles, are not it.
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F64.F32", "STL.64", "CALL.ABS.NOINC"}, false}));
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"LDG.E.64", "DADD", "STG.E.64"}, false}));
+}
+
+TEST_CASE("PTX is read function by function, declarations kept and comments dropped") {
+  const std::vector<KernelCode> kernels = parse_ptx(kPtx);
+  REQUIRE(kernels.size() == 3);
+  CHECK(kernels[0].name == "_Z6helperf");
+  CHECK(kernels[0].operations == std::vector<std::string>{".reg", "ld.param.f32", "st.param.f32", "ret"});
+  CHECK(kernels[1].name == "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi");
+  CHECK(kernels[1].operations == std::vector<std::string>{".reg", ".shared", ".loc", "bra", "ld.shared.f32"});
+  CHECK(kernels[2].operations == std::vector<std::string>{"ld.global.nc.f32", "cvt.f64.f32", "add.rn.f64"});
+  CHECK(uses_shared_memory(kernels[1]));
+  CHECK_FALSE(uses_shared_memory(kernels[2]));
+  CHECK(computes_on_floats_in_double(kernels[2]));
+  CHECK_FALSE(computes_on_floats_in_double(kernels[1]));
+}
+
+TEST_CASE("kernel names read as the source wrote them") {
+  CHECK(readable_name("_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi") ==
+        "lab4::matmul_tiled_kernel(float const*, float const*, float*, int)");
+  CHECK(readable_name("not a mangled name") == "not a mangled name");
+}
+
+TEST_CASE("a build that cannot be read says why") {
+  CHECK_THROWS_AS(read_kernels("", "", "lib.so", 90), MachineCodeUnreadable);
+  CHECK_THROWS_AS(read_kernels("/nonexistent/cuobjdump", "", "lib.so", 90), MachineCodeUnreadable);
+  // A tool that fails (false exits 1) is a failure to read, never an empty build.
+  CHECK_THROWS_AS(read_kernels("/bin/false", "", "lib.so", 90), MachineCodeUnreadable);
+  // One that lists nothing: no code for this GPU, never "no kernels".
+  CHECK_THROWS_AS(read_kernels("/bin/true", "", "lib.so", 90), MachineCodeUnreadable);
+}
