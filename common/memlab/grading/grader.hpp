@@ -102,20 +102,27 @@ inline constexpr MatrixShape kBeyond32Bits{by_gpu::kBeyond32BitsSide, by_gpu::kB
 std::string no_room_for(const std::string& check, std::size_t bytes);
 /// @}
 
-/// @name The method, from the student's machine code (machine_code.hpp)
+/// @name The method, from the student's machine code
 /// What neither results nor times show on every GPU, read from the code this
-/// GPU runs for the student's build. Each returns "" when the method holds,
-/// else why the running check fails. Where the code cannot be read (no
-/// cuobjdump: `make labN` on a machine without it), "" and a note saying so;
-/// but with --require-machine-code (the instructors' grader) the check fails,
-/// so an unreadable build never passes unread: the reference's calibration
-/// names a missing tool before any student is graded.
+/// GPU runs for the student's build (machine_code.hpp). Where that code cannot
+/// be read (no cuobjdump: `make labN` on a machine without it), a check passes
+/// with a note saying so; with --require-machine-code (the instructors'
+/// grader) it fails instead, so an unreadable build never passes unread (and
+/// the reference's calibration names a missing tool before any student).
 /// @{
-/// "" if some kernel of the student's build @p has the property; else @p failure
-/// and what was read: "no kernel of your build uses shared memory (read ...)".
+
+/// Checks that some kernel of the student's build has a property.
+/// @param has the property (uses_shared_memory, say)
+/// @param property what it is, in words ("uses shared memory")
+/// @param failure what the lab asks for that the build misses
+/// @return "" when a kernel has it; else @p failure and what was read:
+/// "...: no kernel of your build uses shared memory (4 kernels, read from ...)"
 std::string method_missing(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure);
-/// "" if no kernel of the student's build @p has the property; else @p failure
-/// and the kernels that do: "lab3::row_sums_kernel<float>(...) converts floats to double".
+/// Checks that no kernel of the student's build has a property.
+/// @param has the property (computes_on_floats_in_double, say)
+/// @param property what it is, in words ("computes on floats in double")
+/// @param failure what the lab asks for that those kernels break
+/// @return "" when none has it; else @p failure and the kernels that do
 std::string method_broken(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure);
 /// @}
 
