@@ -314,6 +314,16 @@ RED_TEAM = {
         # Float sums added up in double pass every check of the results and the clock; the
         # grader reads the kernels: floats computed on in double fail step 2 (machine_code.hpp).
         ("round6/06-trick_compensated_is_double", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        # Round 12 (red team 12, against the machine-code checks): floats made doubles exactly
+        # without a conversion instruction, or in a kernel of their own; two PTX statements on
+        # one line; a fatbin registered at run time, and a decoy fatbin placed by hand (both
+        # named by the scan).
+        ("round12/01-trick_widen_without_f2f", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        ("round12/02-trick_widen_and_add_in_separate_kernels", Expect("graded", points={"step2.accuracy": 0},
+                                                                     total=(0, 75))),
+        ("round12/04-trick_ptx_two_statements_per_line", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        ("round12/05-trick_hidden_fatbin_registered_at_run_time", Expect("forbidden API", total=(0, 0))),
+        ("round12/06-trick_decoy_fatbin_for_newer_arch", Expect("forbidden API", total=(0, 0))),
         # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
         # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
         # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).
@@ -327,11 +337,20 @@ RED_TEAM = {
         # Padding is slower on the H100 (step 2 at 1.32x in run 49): a little of step 2's speed points.
         ("round6/10-fair_padded_tiles", Expect("graded", total=(95, 100))),
         ("round6/11-subtle_missing_second_barrier", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
+        # Round 12: the naive kernel everywhere, with a lone shared store, or an address converted
+        # to shared: step 2 fails and blocks 3, 4 and 6. The naive kernel for the tiled step beside
+        # an honest step 4 and 6 passes it (the check is over the whole build; grader/README.md).
+        ("round12/01-trick_naive_with_one_shared_store", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
+        ("round12/04-trick_ptx_cvta_to_shared", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
+        ("round12/02-trick_naive_tiled_step4_supplies_shared", Expect("graded", total=(90, 100))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("graded", points={"step4.speed": 0}, total=(0, 80))),
         ("22-early_reply_hidden_in_freeze", Expect("graded|timed out", points={"step4.speed": 0}, total=(0, 80))),
         ("round6/13-fair_column_major_split_atomic", FULL),
+        # Round 12: alpha and beta staged in shared memory, x read from global memory: the check
+        # is met by the letter (grader/README.md says so).
+        ("round12/01-trick_shared_scalars_not_x", Expect("graded", total=(90, 100))),
         # gemv_shared_x calls the column-major GEMV: no kernel of the build uses shared memory.
         ("round6/12-trick_shared_x_without_shared", Expect("graded", points={"step3.correct": 0}, total=(70, 85))),
         ("round6/14-subtle_shared_x_missing_barrier", Expect("graded", points={"step3.correct": 0}, total=(0, 75))),

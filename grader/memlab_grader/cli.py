@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import gpus, grading, layouts, lock, points, reports, slurm, workers
 from .kit import Kit, KitError, architecture_numbers, load_kit
-from .sandbox import RunnerSandbox, find_bwrap, kill_all, probe
+from .sandbox import CompileSandbox, RunnerSandbox, find_bwrap, kill_all, probe
 from .statuses import Status
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -198,6 +198,22 @@ def runner_sandbox(kit: Kit, args: argparse.Namespace) -> Tuple[Optional[RunnerS
     return (None, why) if why else (sandbox, None)
 
 
+def compile_sandbox(kit: Kit, args: argparse.Namespace) -> Optional[CompileSandbox]:
+    """The sandbox for the compiles, or None where bwrap cannot start here (the
+    compiles then run unconfined, as run.json says): they see the course, OUT
+    and the submissions only where they need them (sandbox.CompileSandbox)."""
+    bwrap = find_bwrap(SOURCE_DIR)
+    if bwrap is None:
+        return None
+    toolkit = os.path.dirname(os.path.dirname(os.path.realpath(kit.compiler)))  # nvcc's bin/.. (cicc, ptxas, headers)
+    sandbox = CompileSandbox(bwrap, hide=[kit.source_dir, args.out, args.submissions],
+                             expose=[toolkit] + kit.include_dirs + kit.table_objects)
+    try:
+        return None if probe(sandbox.words(None)) else sandbox
+    except ValueError:
+        return None
+
+
 def sandbox_record(sandbox: Optional[RunnerSandbox], reason: str, sanitize: bool) -> dict:
     """run.json's account of how students' code was confined."""
     if sandbox is None:
@@ -269,13 +285,13 @@ def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, saniti
 
 
 def compile_all(pending: List[grading.Submission], kit: Kit, layout: grading.Layout, limits: grading.Limits,
-                jobs: int, progress: Progress) -> Dict[str, dict]:
+                jobs: int, progress: Progress, confine: Optional[CompileSandbox] = None) -> Dict[str, dict]:
     outcomes: Dict[str, grading.Outcome] = {}
     if not pending:
         return outcomes
     print(f"Compiling {len(pending)} submissions, {jobs} at a time ...", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grading.prepare, s, kit, layout, limits): s.student for s in pending}
+        futures = {pool.submit(grading.prepare, s, kit, layout, limits, confine): s.student for s in pending}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             outcome = future.result()
             outcomes[outcome["student"]] = outcome
@@ -539,7 +555,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("No GPU here: submissions are compiled and scanned, and marked 'not run: no GPU'.", flush=True)
 
         compiles_began = True
-        compiled = compile_all(pending, kit, layout, limits, args.jobs, progress)
+        confine = None if args.no_sandbox or not pending else compile_sandbox(kit, args)
+        record["sessions"][-1]["compiles_sandboxed"] = confine is not None
+        if pending and confine is None and not args.no_sandbox:
+            print("WARNING: the compiles run unconfined: bubblewrap cannot start here. A compile can then read "
+                  "any file you can (an assembler's .incbin).", flush=True)
+        compiled = compile_all(pending, kit, layout, limits, args.jobs, progress, confine)
         outcomes.update(compiled)
         ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == Status.COMPILED]
         if dispatcher is not None:

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, TypedDict
 from . import lock, scan
 from .kit import Kit
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
-from .sandbox import Finished, RunnerSandbox, run_limited, write_words
+from .sandbox import CompileSandbox, Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
 
 
@@ -193,21 +193,23 @@ def _compiler_errors(text: str, lines: int = 20) -> str:
     return "\n".join(kept[first:first + lines])
 
 
-def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> Outcome:
+def prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
+            confine: Optional[CompileSandbox] = None) -> Outcome:
     """Stages, scans and compiles one submission: an outcome whose status is
     Status.COMPILED, ambiguous (for the instructor to resolve), or final (missing, unreadable,
     forbidden, compile error).
     The outcome keeps who it is (id, e-mail) and how its file was found (note).
     Trouble of the grader's own (a full disk) gives that row a grader error, not a crash."""
     try:
-        outcome = _prepare(submission, kit, layout, limits)
+        outcome = _prepare(submission, kit, layout, limits, confine)
     except OSError as error:
         outcome = _outcome(submission.student, Status.GRADER_ERROR, f"the grader could not stage or compile this "
                                                                     f"submission: {error.strerror or error}")
     return dict(outcome, **submission.identity())
 
 
-def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -> Outcome:
+def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
+             confine: Optional[CompileSandbox]) -> Outcome:
     student = submission.student
     os.makedirs(layout.student_dir(submission.row_folder), exist_ok=True)
     if submission.source is None:
@@ -238,7 +240,8 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits) -
     library = os.path.join(stage, f"lib{kit.lab}_student.so")
     dependencies = os.path.join(stage, "dependencies.d")
     log = os.path.join(layout.student_dir(submission.row_folder), "compile.log")
-    finished = run_limited(kit.compile_command(source, library, dependencies), log_path=log,
+    command = kit.compile_command(source, library, dependencies)
+    finished = run_limited((confine.words(stage) if confine else []) + command, log_path=log,
                            time_limit=limits.compile_seconds, output_limit=limits.output_bytes, cwd=stage)
     seconds = round(finished.seconds, 2)
     if finished.timed_out:

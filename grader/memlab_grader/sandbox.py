@@ -249,7 +249,7 @@ def bwrap_can_disable_userns(bwrap: str) -> bool:
 
 def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share_network: bool = False,
                 devices: Optional[Sequence[str]] = None, cgroups: Optional[Sequence[str]] = None,
-                disable_userns: Optional[bool] = None) -> List[str]:
+                disable_userns: Optional[bool] = None, writable: Sequence[str] = (), chdir: str = "/tmp") -> List[str]:
     """The command a student's runner is started under: @p bwrap and its
     options, the runner's own command to follow.
 
@@ -263,7 +263,8 @@ def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share
     follow a program into a new one (it hangs). The cgroup file systems
     (@p cgroups, by default cgroup_mounts()) are covered too, and where bwrap
     can (@p disable_userns, by default whether it can), the runner may make no
-    user namespace of its own, in which it could mount one again."""
+    user namespace of its own, in which it could mount one again. The folders
+    of @p writable are bound back writable, and the command starts in @p chdir."""
     words = [bwrap, "--die-with-parent", "--new-session"] + _NAMESPACES
     if bwrap_can_disable_userns(bwrap) if disable_userns is None else disable_userns:
         words.append("--disable-userns")
@@ -285,7 +286,10 @@ def bwrap_words(bwrap: str, *, hide: Sequence[str], expose: Sequence[str], share
     for path in expose:
         real = os.path.realpath(path)
         words += ["--ro-bind", real, real]
-    words += ["--chdir", "/tmp"]
+    for path in writable:
+        real = os.path.realpath(path)
+        words += ["--bind", real, real]
+    words += ["--chdir", chdir]
     if any("\n" in word for word in words):
         raise ValueError("a path of the sandbox holds a line break, and the lab grader reads one word per line")
     return words
@@ -305,6 +309,24 @@ class RunnerSandbox:
         """The sandbox of the runner that loads @p library (None: the part common to all)."""
         return bwrap_words(self.bwrap, hide=self.hide, expose=self.expose + ([library] if library else []),
                            share_network=sanitizer)
+
+
+@dataclass
+class CompileSandbox:
+    """What every submission's compile is confined by. The compiler reads
+    files the preprocessor never lists (an assembler's `.incbin` takes any
+    path, red team 12), so it sees the course, OUT and the submissions only
+    where it needs them: the toolkit, the lab's headers and its table, read-only,
+    and the submission's own stage folder, where it writes. No GPU, no network."""
+
+    bwrap: str
+    hide: List[str]    # folders covered by an empty tmpfs: the course, OUT, the submissions
+    expose: List[str]  # bound back read-only: the toolkit, the kit's include folders and table objects
+
+    def words(self, stage: Optional[str]) -> List[str]:
+        """The sandbox of the compile that writes in @p stage (None: the part common to all)."""
+        return bwrap_words(self.bwrap, hide=self.hide, expose=self.expose, devices=[],
+                           writable=[stage] if stage else [], chdir=stage or "/tmp")
 
 
 def write_words(path: str, words: Sequence[str]) -> None:

@@ -42,9 +42,21 @@ OTHER_FILES = "including files other than the lab's headers"
 # GPU code a build loads at run time (from a string or bytes of its own) runs kernels that
 # the lab grader's reading of the build's machine code never sees (machine_code.hpp).
 GPU_CODE_AT_RUN_TIME = "loading GPU code at run time"
+# The runtime's own registration calls (__cudaRegisterFatBinary, ...) and export table register
+# a fatbin held as bytes (red team 12); no student's file has a reason to name them.
 _GPU_CODE_NAMES = re.compile(r"^(cuModuleLoad|cuLibraryLoad|cudaLibraryLoad|cuLink(Create|Add|Complete)|nvrtc|"
-                             r"nvJitLink|nvPTXCompiler|cudaGetDriverEntryPoint|cuGetProcAddress)")
-_GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h)$")
+                             r"nvJitLink|nvPTXCompiler|cudaGetDriverEntryPoint|cuGetProcAddress|__cuda|"
+                             r"cudaGetExportTable|__fatbinwrap)")
+_GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt/host_runtime\.h|"
+                               r"fatbinary_section\.h|fatBinaryCtl\.h)$")
+
+# Assembler directives in a string (an asm statement's text) that place a file or bytes in the
+# build: `.incbin` reads any file the compiler can (red team 12), and bytes in `.nv_fatbin` are
+# code the compiler did not make. Adjacent strings count as one, as the compiler joins them.
+BY_HAND = "placing files or bytes in the build by hand"
+_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"((?:[^\"\\\n]|\\.)*)\"")
+_BY_HAND_DIRECTIVES = re.compile(r"\.(incbin|include|section|pushsection|nv_fatbin|byte|2byte|4byte|8byte|short|"
+                                 r"word|long|quad|octa|ascii|asciz|string|fill|zero|skip|space)\b")
 
 
 @dataclass(frozen=True)
@@ -144,6 +156,10 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
             findings.append(Finding(OTHER_FILES, name, line))
 
     code = blank_comments_and_literals(source)
+    # The strings' contents, joined (character literals skipped: '"' opens no string).
+    contents = "".join(match.group(1) or "" for match in _LITERAL.finditer(with_strings))
+    for match in _BY_HAND_DIRECTIVES.finditer(contents):
+        findings.append(Finding(BY_HAND, match.group(0), 0))
     code_without_includes = _INCLUDE.sub(lambda m: " " * len(m.group(0)), code)
     for match in _IDENTIFIER.finditer(code_without_includes):
         name = match.group(0)

@@ -241,6 +241,7 @@ class Sandbox(GraderTestCase):
         self.assertTrue(record["sandbox"]["used"])
         self.assertTrue(record["sandbox"]["command"][0].endswith("bwrap"))
         self.assertIn("runners sandboxed (bwrap)", open(os.path.join(self.out, "summary.md")).read())
+        self.assertTrue(record["sessions"][-1]["compiles_sandboxed"])
 
     def test_no_sandbox_is_recorded_and_shown(self):
         self.submit("alice", "all fine")

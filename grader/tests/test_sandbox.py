@@ -10,7 +10,8 @@ import time
 import unittest
 
 import helpers
-from memlab_grader.sandbox import RunnerSandbox, bwrap_can_disable_userns, bwrap_words, find_bwrap, gpu_devices, run_limited
+from memlab_grader.sandbox import (CompileSandbox, RunnerSandbox, bwrap_can_disable_userns, bwrap_words, find_bwrap,
+                                   gpu_devices, run_limited)
 
 
 class Limits(unittest.TestCase):
@@ -216,6 +217,27 @@ class Sandboxed(unittest.TestCase):
         # sandbox's private /tmp hides it whole, and listing it fails too.
         missing = 3 if os.path.realpath(self.course).startswith("/tmp" + os.sep) else 2
         self.assertEqual(finished.stderr.count("No such file"), missing, finished.stderr)
+
+    def test_a_compile_reads_the_labs_headers_and_writes_its_stage_alone(self):
+        # An assembler's .incbin reads any path the compiler can (red team 12): the course's
+        # solutions and other students' files must not be among them.
+        header = os.path.join(self.course, "labs", "lab1_caching", "lab1.cuh")
+        solution = os.path.join(self.course, "solutions", "lab1_caching", "vector_add.cu")
+        stage = os.path.dirname(self.build)
+        compile_sandbox = CompileSandbox(find_bwrap(helpers.SOURCE_DIR), hide=[self.course, self.out, self.submissions],
+                                         expose=[os.path.dirname(header)])
+        elsewhere = os.path.join(self.out, "students", "alice", "outcome.json")
+        finished = subprocess.run(
+            compile_sandbox.words(stage) + ["/bin/sh", "-c", f"pwd; head -c 12 {header}; echo; cat {solution} {self.answer}; "
+                                            f"echo built > lib2.so; mkdir -p {os.path.dirname(elsewhere)} && "
+                                            f"echo forged > {elsewhere}; ls /dev | grep -c nvidia; true"],
+            capture_output=True, text=True, timeout=60)
+        lines = finished.stdout.splitlines()
+        self.assertEqual(lines[:2], [os.path.realpath(stage), "/// @file la"], finished.stderr)
+        self.assertEqual(finished.stderr.count("No such file"), 2, finished.stderr)  # the solution, the answer
+        self.assertEqual(lines[-1], "0")  # no GPU device
+        self.assertEqual(self.read(os.path.join(stage, "lib2.so")), "built\n")
+        self.assertFalse(os.path.exists(elsewhere))
 
     def test_no_cgroup_can_be_seen_or_mounted_again(self):
         # Round 5 of the red team: a runner that can name a cgroup folder can have a child

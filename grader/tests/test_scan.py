@@ -51,6 +51,23 @@ class Scan(unittest.TestCase):
                                          (scan.GPU_CODE_AT_RUN_TIME, "cudaLibraryLoadFromFile", 3),
                                          (scan.GPU_CODE_AT_RUN_TIME, "nvJitLinkCreate", 4)])
 
+    def test_the_runtimes_own_registration_calls(self):
+        source = ('#include <crt/host_runtime.h>\nvoid f() { void** h = __cudaRegisterFatBinary(0);\n'
+                  "  const void* t; cudaGetExportTable(&t, 0); }\n")
+        self.assertEqual(names(source), [(scan.GPU_CODE_AT_RUN_TIME, "crt/host_runtime.h", 1),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "__cudaRegisterFatBinary", 2),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "cudaGetExportTable", 3)])
+
+    def test_assembler_directives_that_place_files_or_bytes(self):
+        # Adjacent strings are one to the compiler, so ".inc" "bin" is .incbin (red team 12).
+        source = ('asm(".pushsection .nv_fatbin, \\"a\\"\\n.byte 1, 2\\n.popsection");\n'
+                  'asm(".inc" "bin \\"/course/solutions/lab4_matmul/matmul.cu\\"");\n')
+        self.assertEqual([n for _, n, _ in names(source)], [".pushsection", ".nv_fatbin", ".byte", ".incbin"])
+        # Inline PTX, a std::array's fill and a message with dots are not.
+        honest = ('__device__ unsigned lane() { unsigned id; asm("mov.u32 %0, %%laneid;" : "=r"(id)); return id; }\n'
+                  'void f(std::array<int, 4>& a) { a.fill(0); printf("see section 2. byte order\\n"); }\n')
+        self.assertEqual(names(honest), [])
+
     def test_includes_outside_the_lab(self):
         source = '#include "../../solutions/lab1_caching/vector_add.cu"\n#include </etc/passwd>\n#define H <x.h>\n#include H\n'
         self.assertEqual([n for _, n, _ in names(source)],

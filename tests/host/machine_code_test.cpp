@@ -56,6 +56,7 @@ const char* const kPtx =
     ".loc\t1 51 3\n"
     "@%p1 bra $L__BB1_7;\n"
     "$L__BB1_7:\n"
+    "st.shared.f32 [%r6], %f1;\n"
     "ld.shared.f32 %f2, [%r6]; // a comment { with a brace\n"
     "}\n"
     ".visible .entry _ZN3lab315sums_kernelEPKfPf(\n"
@@ -71,8 +72,12 @@ const char* const kPtx =
 
 TEST_CASE("the code a GPU runs is chosen as the driver chooses it") {
   const CodeList list = parse_code_list(kListing);
-  CHECK(list.machine_code == std::vector<int>{75, 86, 90});
-  CHECK(list.ptx == std::vector<int>{90});
+  // One entry per file: a build of two source files holds two of each.
+  CHECK(list.machine_code == std::vector<int>{75, 75, 86, 86, 90, 90});
+  CHECK(list.ptx == std::vector<int>{90, 90});
+  CHECK(files_of(list, "sm_90") == 2);
+  CHECK(files_of(list, "compute_90") == 2);
+  CHECK(files_of(list, "sm_80") == 0);
   CHECK(code_for(list, 90) == "sm_90");
   CHECK(code_for(list, 89) == "sm_86");   // machine code of its own major version, no newer minor one
   CHECK(code_for(list, 80).empty());      // sm_86 does not run on 8.0, and PTX 9.0 is newer than it
@@ -93,16 +98,69 @@ TEST_CASE("machine code is read kernel by kernel, predicates skipped") {
   CHECK_FALSE(computes_on_floats_in_double(kernels[1]));  // a conversion, but no arithmetic in double
 }
 
-TEST_CASE("an operation is told by its name, not by a prefix of it") {
-  // LDSM is shared memory (ldmatrix), LDL (local) and LDG (global) are not; F2F.F32.F64 narrows.
-  CHECK(uses_shared_memory(KernelCode{"k", {"LDSM.16.M88.4"}, false}));
-  CHECK(uses_shared_memory(KernelCode{"k", {"LDGSTS.E.BYPASS.128"}, false}));
+TEST_CASE("shared memory is used when data goes in and comes back out") {
+  // LDSM is shared memory (ldmatrix), LDGSTS an asynchronous copy into it; LDL (local) and LDG (global) are not.
+  CHECK(uses_shared_memory(KernelCode{"k", {"LDGSTS.E.BYPASS.128", "LDSM.16.M88.4"}, false}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"STS.128", "BAR.SYNC.DEFER_BLOCKING", "LDS.U8"}, false}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"ATOMS.ADD"}, false}));
   CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDL.64", "LDG.E.CONSTANT", "STL", "LDC"}, false}));
-  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F32.F64", "I2F.F64", "DADD"}, false}));
-  CHECK(computes_on_floats_in_double(KernelCode{"k", {"F2F.F64.F32", "DFMA"}, false}));
-  // Widening for printf, and double arithmetic on doubles, are not it.
-  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F64.F32", "STL.64", "CALL.ABS.NOINC"}, false}));
-  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"LDG.E.64", "DADD", "STG.E.64"}, false}));
+  // A lone store (a flag written, red team 12) or a lone load is not staging data.
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"STS", "LDG.E", "FFMA"}, false}));
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDS", "LDG.E", "FFMA"}, false}));
+  // In PTX, converting or testing an address is not a use of shared memory (red team 12).
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"cvta.to.shared.u64", "isspacep.shared", ".shared", "ld.global.f32"}, true}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"cp.async.ca.shared.global", "ld.shared.v4.f32"}, true}));
+}
+
+TEST_CASE("floats computed on in double are told by the kernel's signature and its arithmetic") {
+  const auto kernel = [](const char* name, std::vector<std::string> operations) {
+    return KernelCode{name, std::move(operations), false};
+  };
+  // lab3::row_sums_kernel(float const*, float*, unsigned long, unsigned long)
+  const char* const float_kernel = "_ZN4lab315row_sums_kernelEPKfPfmm";
+  // lab3::row_sums_kernel(double const*, double*, unsigned long, unsigned long)
+  const char* const double_kernel = "_ZN4lab315row_sums_kernelEPKdPdmm";
+  // lab3::widen(float const*, double*, unsigned long)
+  const char* const converting_kernel = "_ZN4lab35widenEPKfPdm";
+  CHECK_FALSE(computes_on_floats_in_double(kernel(double_kernel, {"LDG.E.64", "DADD", "STG.E.64"})));
+  CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "FADD", "STG.E"})));
+  // Double arithmetic in a float kernel, whatever made the doubles (red team 12: no F2F at all).
+  CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "I2F.F64", "DMUL", "DADD", "F2F.F32.F64"})));
+  // Floats turned into doubles in one kernel, added in another (red team 12).
+  CHECK(computes_on_floats_in_double(kernel(converting_kernel, {"LDG.E", "F2F.F64.F32", "STG.E.64"})));
+  // A float converted for printf is not it.
+  CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"F2F.F64.F32", "STL.64", "CALL.ABS.NOINC"})));
+  // No signature (extern "C"): a conversion and double arithmetic in the kernel.
+  CHECK(computes_on_floats_in_double(kernel("row_sums", {"F2F.F64.F32", "DFMA"})));
+  CHECK_FALSE(computes_on_floats_in_double(kernel("row_sums", {"LDG.E.64", "DADD"})));
+  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f32", "add.rn.f64"}, true}));
+}
+
+TEST_CASE("an operation is told by its name, not by a prefix of it") {
+  // F2F.F32.F64 narrows; it does not widen.
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F32.F64", "LDG.E.64", "STG.E"}, false}));
+}
+
+TEST_CASE("PTX written in inline assembly is read statement by statement") {
+  // Two statements on one line, and an assembly block's braces (red team 12).
+  const std::vector<KernelCode> kernels = parse_ptx(
+      ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\n"
+      "mov.b64 %fd36, %fd36; add.f64 %fd36, %fd36, %fd9;\n"
+      "{ .reg .f64 t; fma.rn.f64 t, %fd1, %fd2, %fd3; }\n"
+      "}\n");
+  REQUIRE(kernels.size() == 1);
+  CHECK(kernels[0].operations == std::vector<std::string>{"mov.b64", "add.f64", ".reg", "fma.rn.f64"});
+  CHECK(computes_on_floats_in_double(kernels[0]));
+}
+
+TEST_CASE("a kernel name of any length is read") {
+  // A 150,000-character name crashed a regular expression's recursion (red team 12).
+  const std::string name = "_Z" + std::to_string(150000) + std::string(150000, 'k') + "v";
+  const std::vector<KernelCode> kernels =
+      parse_ptx(".visible .entry " + name + "(\n)\n{\nret;\n}\n");
+  REQUIRE(kernels.size() == 1);
+  CHECK(kernels[0].name == name);
+  CHECK(parse_sass("\t\tFunction : " + name + "\n        /*0000*/  EXIT ;  /* 0x0 */\n").at(0).name == name);
 }
 
 TEST_CASE("PTX is read function by function, declarations kept and comments dropped") {
@@ -111,7 +169,8 @@ TEST_CASE("PTX is read function by function, declarations kept and comments drop
   CHECK(kernels[0].name == "_Z6helperf");
   CHECK(kernels[0].operations == std::vector<std::string>{".reg", "ld.param.f32", "st.param.f32", "ret"});
   CHECK(kernels[1].name == "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi");
-  CHECK(kernels[1].operations == std::vector<std::string>{".reg", ".shared", ".loc", "bra", "ld.shared.f32"});
+  CHECK(kernels[1].operations ==
+        std::vector<std::string>{".reg", ".shared", ".loc", "bra", "st.shared.f32", "ld.shared.f32"});
   CHECK(kernels[2].operations == std::vector<std::string>{"ld.global.nc.f32", "cvt.f64.f32", "add.rn.f64"});
   CHECK(uses_shared_memory(kernels[1]));
   CHECK_FALSE(uses_shared_memory(kernels[2]));

@@ -22,6 +22,7 @@ struct Context {
   std::string output_dir = ".";          ///< where data files go
   std::uint64_t seed = 0;                ///< seed for random inputs
   std::string student_library;           ///< the student's build (--student), for its machine code
+  std::string reference_library;         ///< the reference build (--reference), compiled the same way
   bool require_machine_code = false;     ///< --require-machine-code: an unreadable build fails its method checks
 };
 

@@ -91,7 +91,8 @@ const StudentCode& student_code() {
     StudentCode read;
     const int capability = context().facts.major * 10 + context().facts.minor;
     try {
-      read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, context().student_library, capability);
+      read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, context().student_library, capability,
+                                  context().reference_library);
       const bool ptx = !read.kernels.empty() && read.kernels.front().from_ptx;
       read.read_as = format_text("read from its %s for this GPU (compute capability %d.%d) with cuobjdump",
                                  ptx ? "PTX" : "machine code", capability / 10, capability % 10);

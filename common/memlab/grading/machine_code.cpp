@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <regex>
 #include <sstream>
 
 extern char** environ;
@@ -105,6 +105,9 @@ Finished run(const std::vector<std::string>& argv, const std::vector<std::string
   return finished;
 }
 
+// "3 files", for a message.
+std::string files_text(int files) { return std::to_string(files) + (files == 1 ? " file" : " files"); }
+
 // The end of what a tool printed, for a message.
 std::string tail(const std::string& text, std::size_t most = 600) {
   return text.size() <= most ? text : "..." + text.substr(text.size() - most);
@@ -119,30 +122,104 @@ std::string first_word(const std::string& text) {
   return word;
 }
 
-// The operation of one instruction's text, after any predicate ("@!P0 BRA"; "@%p1 bra.uni").
-std::string operation_of(const std::string& instruction) {
-  std::istringstream words(instruction);
-  std::string word;
-  words >> word;
-  if (!word.empty() && word[0] == '@') words >> word;
-  while (!word.empty() && (word.back() == ';' || word.back() == ',')) word.pop_back();
-  return word;
+// The operations of one line of instructions: each statement's first word,
+// after any predicate ("@!P0 BRA"; "@%p1 bra.uni") and any braces of an inline
+// assembly block. PTX written in inline assembly may hold several statements
+// on one line ("mov.b64 %fd1, %fd2; add.f64 %fd1, %fd1, %fd3;").
+void add_operations(const std::string& line, std::vector<std::string>& into) {
+  std::size_t at = 0;
+  while (at < line.size()) {
+    std::size_t end = line.find(';', at);
+    if (end == std::string::npos) end = line.size();
+    std::istringstream words(line.substr(at, end - at));
+    std::string word;
+    while (words >> word && (word == "{" || word == "}")) {
+    }
+    while (!word.empty() && word.front() == '{') word.erase(0, 1);
+    if (!word.empty() && word[0] == '@') words >> word;
+    while (!word.empty() && (word.back() == ',' || word.back() == '}')) word.pop_back();
+    if (!word.empty() && word.back() != ':') into.push_back(word);  // a label ends with ':'
+    at = end + 1;
+  }
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The name after ".entry" or ".func" (and a ".func"'s return parameter list) on @p line, or "".
+std::string function_opened(const std::string& line) {
+  for (const char* keyword : {".entry", ".func"}) {
+    std::size_t at = line.find(keyword);
+    if (at == std::string::npos) continue;
+    at += std::strlen(keyword);
+    if (at < line.size() && line[at] != ' ' && line[at] != '\t') continue;  // ".function_x" is not it
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    if (at < line.size() && line[at] == '(') {  // .func (.param .b32 func_retval0) name(
+      const std::size_t close = line.find(')', at);
+      if (close == std::string::npos) return "";
+      at = close + 1;
+      while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    }
+    std::size_t end = at;
+    while (end < line.size() && line[end] != '(' && line[end] != ' ' && line[end] != '\t' && line[end] != ';') ++end;
+    return line.substr(at, end - at);
+  }
+  return "";
+}
+
+bool any_operation(const KernelCode& kernel, bool (*is)(const std::string&)) {
+  return std::any_of(kernel.operations.begin(), kernel.operations.end(), is);
+}
+
+// The first part of a SASS operation ("LDS" of "LDS.U.128").
+std::string base_of(const std::string& operation) { return operation.substr(0, operation.find('.')); }
+
+bool in(const std::string& word, std::initializer_list<const char*> words) {
+  return std::any_of(words.begin(), words.end(), [&](const char* w) { return word == w; });
+}
+
+// A PTX operation on the .shared state space that moves data: not an address
+// conversion (cvta.to.shared), a test (isspacep.shared) or a declaration.
+bool ptx_moves_shared(const std::string& operation, bool loads) {
+  if (operation.find(".shared") == std::string::npos) return false;
+  const std::string first = operation.substr(0, operation.find('.'));
+  if (in(first, {"atom", "red"})) return true;  // read, modify, write
+  if (loads) return in(first, {"ld", "ldmatrix", "ldu"});
+  return in(first, {"st", "stmatrix", "cp"});  // cp.async[.bulk] into shared memory
+}
+
+// The parameter list of a demangled kernel name ("(float const*, float*, unsigned long)"), or "".
+std::string parameters_of(const std::string& readable) {
+  if (readable.empty() || readable.back() != ')') return "";
+  int depth = 0;
+  for (std::size_t i = readable.size(); i-- > 0;) {
+    if (readable[i] == ')') ++depth;
+    if (readable[i] == '(' && --depth == 0) return readable.substr(i);
+  }
+  return "";
 }
 
 }  // namespace
 
 CodeList parse_code_list(const std::string& listing) {
+  // "ELF file    1: lab4_api.sm_75.cubin", "PTX file    2: matmul.sm_90.ptx" (sm_90a: 90).
   CodeList list;
-  static const std::regex entry(R"((ELF|PTX) file\s+\d+:.*\.sm_(\d+)[a-z]?\.(cubin|ptx))");
   std::istringstream lines(listing);
   std::string line;
   while (std::getline(lines, line)) {
-    std::smatch match;
-    if (!std::regex_search(line, match, entry)) continue;
-    std::vector<int>& into = match[1] == "ELF" ? list.machine_code : list.ptx;
-    const int arch = std::stoi(match[2]);
-    if (std::find(into.begin(), into.end(), arch) == into.end()) into.push_back(arch);
+    const bool elf = starts_with(line, "ELF file"), ptx = starts_with(line, "PTX file");
+    const std::string suffix = elf ? ".cubin" : ".ptx";
+    if (!(elf || ptx) || line.size() < suffix.size() || line.compare(line.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    const std::size_t sm = line.rfind(".sm_");
+    if (sm == std::string::npos) continue;
+    std::size_t end = sm + 4;
+    while (end < line.size() && is_digit(line[end])) ++end;
+    if (end == sm + 4 || end - sm - 4 > 4) continue;
+    (elf ? list.machine_code : list.ptx).push_back(std::stoi(line.substr(sm + 4, end - sm - 4)));
   }
+  std::sort(list.machine_code.begin(), list.machine_code.end());
+  std::sort(list.ptx.begin(), list.ptx.end());
   return list;
 }
 
@@ -158,10 +235,16 @@ std::string code_for(const CodeList& list, int capability) {
   return best >= 0 ? "compute_" + std::to_string(best) : "";
 }
 
+int files_of(const CodeList& list, const std::string& code) {
+  const bool ptx = starts_with(code, "compute_");
+  const int arch = std::stoi(code.substr(code.find('_') + 1));
+  const std::vector<int>& files = ptx ? list.ptx : list.machine_code;
+  return static_cast<int>(std::count(files.begin(), files.end(), arch));
+}
+
 std::vector<KernelCode> parse_sass(const std::string& text) {
   // "        Function : _ZN...", then instructions "        /*0080*/   @P0 LDS.128 R4, [R3] ;  /* 0x... */".
   std::vector<KernelCode> kernels;
-  static const std::regex instruction(R"(^\s*/\*[0-9a-f]{4,}\*/\s+([^;]*);)");
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
@@ -170,11 +253,17 @@ std::vector<KernelCode> parse_sass(const std::string& text) {
       kernels.push_back({first_word(line.substr(function + 11)), {}, false});
       continue;
     }
-    std::smatch match;
-    if (!kernels.empty() && std::regex_search(line, match, instruction)) {
-      const std::string operation = operation_of(match[1]);
-      if (!operation.empty()) kernels.back().operations.push_back(operation);
+    // "/*" four or more hex digits "*/", then the instruction up to ';'.
+    const std::size_t open = line.find_first_not_of(" \t");
+    if (kernels.empty() || open == std::string::npos || line.compare(open, 2, "/*") != 0) continue;
+    const std::size_t close = line.find("*/", open + 2);
+    if (close == std::string::npos || close - open - 2 < 4 ||
+        line.find_first_not_of("0123456789abcdef", open + 2) != close) {
+      continue;
     }
+    const std::size_t end = line.find(';', close);
+    if (end == std::string::npos) continue;
+    add_operations(line.substr(close + 2, end - close - 2), kernels.back().operations);
   }
   return kernels;
 }
@@ -184,52 +273,55 @@ std::vector<KernelCode> parse_ptx(const std::string& text) {
   // function the compiler kept apart; each body is "{ ... }".
   std::vector<KernelCode> kernels;
   int depth = 0;
-  static const std::regex opening(R"(\.(entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z0-9_$.]+))");
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
     const std::size_t comment = line.find("//");
     if (comment != std::string::npos) line.erase(comment);
-    std::smatch match;
-    if (depth == 0 && std::regex_search(line, match, opening)) kernels.push_back({match[2], {}, true});
+    if (depth == 0) {
+      const std::string name = function_opened(line);
+      if (!name.empty()) kernels.push_back({name, {}, true});
+    }
     const int depth_before = depth;
     for (char c : line) {
       if (c == '{') ++depth;
-      if (c == '}') --depth;
+      if (c == '}') depth = std::max(0, depth - 1);
     }
-    if (kernels.empty() || depth_before == 0 || depth == 0) continue;
-    std::string statement = line;
-    statement.erase(0, statement.find_first_not_of(" \t"));
-    if (statement.empty() || statement[0] == '{' || statement[0] == '}' || statement.back() == ':') continue;
-    // Declarations (".reg", ".shared ...") are kept too: a .shared array in a kernel is its shared memory.
-    const std::string operation = operation_of(statement);
-    if (!operation.empty()) kernels.back().operations.push_back(operation);
+    if (kernels.empty() || (depth_before == 0 && depth == 0)) continue;
+    // Declarations (".reg", ".shared ...") are kept too, as operations starting with '.'.
+    add_operations(line, kernels.back().operations);
   }
   return kernels;
 }
 
 bool uses_shared_memory(const KernelCode& kernel) {
-  static const std::vector<std::string> kShared = {"LDS", "STS", "LDSM", "STSM", "ATOMS", "LDGSTS",
-                                                   "UBLKCP", "UTMALDG", "UTMASTG", "UTMAREDG", "UBLKRED"};
-  return std::any_of(kernel.operations.begin(), kernel.operations.end(), [&](const std::string& operation) {
-    if (kernel.from_ptx) return operation.find(".shared") != std::string::npos;
-    const std::string base = operation.substr(0, operation.find('.'));
-    return std::find(kShared.begin(), kShared.end(), base) != kShared.end();
-  });
+  // Staging data means writing it there and reading it back: a lone store or a
+  // lone load (a flag) is not it.
+  if (kernel.from_ptx) {
+    return any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, true); }) &&
+           any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, false); });
+  }
+  return any_operation(kernel, [](const std::string& op) { return in(base_of(op), {"LDS", "LDSM", "ATOMS"}); }) &&
+         any_operation(kernel, [](const std::string& op) {
+           return in(base_of(op), {"STS", "STSM", "ATOMS", "LDGSTS", "UBLKCP", "UTMALDG"});
+         });
 }
 
 bool computes_on_floats_in_double(const KernelCode& kernel) {
-  const auto any = [&](auto&& is) { return std::any_of(kernel.operations.begin(), kernel.operations.end(), is); };
-  if (kernel.from_ptx) {
-    static const std::regex arithmetic(R"((add|sub|mul|fma|mad)(\.[a-z]+)*\.f64)");
-    return any([](const std::string& op) { return starts_with(op, "cvt.") && op.find(".f64.f32") != std::string::npos; }) &&
-           any([](const std::string& op) { return std::regex_match(op, arithmetic); });
-  }
-  return any([](const std::string& op) { return starts_with(op, "F2F.F64.F32"); }) &&
-         any([](const std::string& op) {
-           const std::string base = op.substr(0, op.find('.'));
-           return base == "DADD" || base == "DFMA" || base == "DMUL";
-         });
+  const bool arithmetic = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
+    const std::string first = op.substr(0, op.find('.'));
+    return in(first, {"add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt"}) && op.find(".f64") != std::string::npos;
+  } : +[](const std::string& op) { return in(base_of(op), {"DADD", "DFMA", "DMUL"}); });
+  const bool widens = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
+    return starts_with(op, "cvt.") && op.find(".f64.f32") != std::string::npos;
+  } : +[](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
+  const std::string parameters = parameters_of(readable_name(kernel.name));
+  if (parameters.empty()) return arithmetic && widens;  // no signature to go by (extern "C")
+  const bool takes_float = parameters.find("float") != std::string::npos;
+  const bool takes_double = parameters.find("double") != std::string::npos;
+  // Arithmetic in double belongs to kernels of double data only; and a kernel
+  // given both floats and doubles converts one into the other.
+  return (arithmetic && (takes_float || !takes_double)) || (takes_float && takes_double) || (arithmetic && widens);
 }
 
 std::string readable_name(const std::string& mangled) {
@@ -240,19 +332,35 @@ std::string readable_name(const std::string& mangled) {
 }
 
 std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::string& nvdisasm_dir,
-                                     const std::string& library, int capability) {
+                                     const std::string& library, int capability, const std::string& reference) {
   if (cuobjdump.empty() || ::access(cuobjdump.c_str(), X_OK) != 0) {
     throw MachineCodeUnreadable("cuobjdump (part of the CUDA toolkit, beside nvcc) is not installed here" +
                                 (cuobjdump.empty() ? std::string() : " (" + cuobjdump + ")"));
   }
   std::vector<std::string> env;
   if (!nvdisasm_dir.empty()) env.push_back("NVDISASM_PATH=" + nvdisasm_dir);
-  const Finished listed = run({cuobjdump, "-lelf", "-lptx", library}, env);
-  if (listed.status != 0) throw MachineCodeUnreadable("cuobjdump could not list " + library + ": " + tail(listed.output));
-  const std::string code = code_for(parse_code_list(listed.output), capability);
+  const auto list = [&](const std::string& path) {
+    const Finished listed = run({cuobjdump, "-lelf", "-lptx", path}, env);
+    if (listed.status != 0) throw MachineCodeUnreadable("cuobjdump could not list " + path + ": " + tail(listed.output));
+    return parse_code_list(listed.output);
+  };
+  const CodeList codes = list(library);
+  const std::string code = code_for(codes, capability);
   if (code.empty()) {
     throw MachineCodeUnreadable("the build holds no code for compute capability " + std::to_string(capability / 10) +
                                 "." + std::to_string(capability % 10));
+  }
+  if (!reference.empty()) {
+    // Compiled the same way from one file each, with the same table, the two
+    // builds hold as many files of each code. One more is code the compiler
+    // did not put there (bytes placed in the library by hand), which
+    // cuobjdump would read beside, or instead of, what the GPU runs.
+    const int mine = files_of(codes, code), theirs = files_of(list(reference), code);
+    if (mine != theirs) {
+      throw MachineCodeUnreadable("the build holds " + files_text(mine) + " of " + code + " code where the reference "
+                                  "build, compiled the same way, holds " + std::to_string(theirs) +
+                                  ": code the compiler did not put there");
+    }
   }
   const bool ptx = starts_with(code, "compute_");
   const std::string arch = "sm_" + code.substr(code.find('_') + 1);

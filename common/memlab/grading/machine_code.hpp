@@ -33,10 +33,11 @@ struct KernelCode {
 };
 
 /// The codes a build holds, as `cuobjdump -lelf -lptx` lists them: the
-/// architectures (e.g. 90 for sm_90) of its machine code and of its PTX.
+/// architecture (e.g. 90 for sm_90) of each file of machine code and of PTX,
+/// sorted; a build of two source files holds two of each.
 struct CodeList {
-  std::vector<int> machine_code;  ///< architectures with machine code (cubins)
-  std::vector<int> ptx;           ///< architectures with PTX
+  std::vector<int> machine_code;  ///< one per file of machine code (cubin)
+  std::vector<int> ptx;           ///< one per file of PTX
 };
 
 /// Parses the listing of `cuobjdump -lelf -lptx`.
@@ -49,19 +50,25 @@ CodeList parse_code_list(const std::string& listing);
 /// ("compute_90"); "" when neither would run there.
 std::string code_for(const CodeList& list, int capability);
 
+/// How many files of @p code ("sm_90", "compute_90") @p list holds.
+int files_of(const CodeList& list, const std::string& code);
+
 /// The kernels in the output of `cuobjdump -sass` (one architecture's).
 std::vector<KernelCode> parse_sass(const std::string& text);
 /// The kernels in the output of `cuobjdump -ptx` (one architecture's).
 std::vector<KernelCode> parse_ptx(const std::string& text);
 
-/// Whether @p kernel loads, stores or copies through shared memory (LDS, STS,
-/// LDSM, LDGSTS, ATOMS, the tensor memory accelerator's copies; in PTX any
-/// operation on the .shared state space).
+/// Whether @p kernel stages data in shared memory: it both writes there (STS,
+/// STSM, LDGSTS, the tensor memory accelerator's copies; st/cp .shared) and
+/// reads from there (LDS, LDSM; ld/ldmatrix .shared), or uses shared atomics.
+/// An address conversion or a test of one (cvta, isspacep) is not a use.
 bool uses_shared_memory(const KernelCode& kernel);
-/// Whether @p kernel converts floats to double (F2F.F64.F32; cvt.f64.f32) and
-/// does arithmetic in double (DADD, DFMA, DMUL; add, sub, mul, fma, mad .f64):
-/// floats computed on in double. A conversion alone is not (a float result
-/// stored as a double, a float passed to printf).
+/// Whether @p kernel computes on floats in double: it does arithmetic in
+/// double (DADD, DFMA, DMUL; add, sub, mul, fma, mad, div .f64) and takes float
+/// parameters or no double ones (its signature, from its mangled name), or it
+/// takes both floats and doubles (a conversion), or, for a kernel whose name
+/// carries no signature (extern "C"), it converts floats to double (F2F.F64.F32)
+/// and does arithmetic in double. A float converted for printf is not it.
 bool computes_on_floats_in_double(const KernelCode& kernel);
 
 /// A kernel's name as people read it ("lab4::matmul_tiled_kernel(float const*, ...)").
@@ -75,8 +82,11 @@ class MachineCodeUnreadable : public std::runtime_error {
 
 /// The kernels of @p library that a GPU of compute capability @p capability
 /// runs, read with @p cuobjdump (nvdisasm, which it calls for machine code,
-/// taken from @p nvdisasm_dir when not empty). Throws MachineCodeUnreadable.
+/// taken from @p nvdisasm_dir when not empty). With a @p reference build
+/// (compiled the same way), the library must hold as many files of that code
+/// as the reference does: more is code placed in it by hand. Throws
+/// MachineCodeUnreadable.
 std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::string& nvdisasm_dir,
-                                     const std::string& library, int capability);
+                                     const std::string& library, int capability, const std::string& reference = "");
 
 }  // namespace memlab::grading

@@ -261,6 +261,7 @@ int main(int argc, char** argv) {
   context.output_dir = output_dir;
   context.seed = seed;
   context.student_library = student_path;
+  context.reference_library = reference_path;
   context.require_machine_code = require_machine_code;
   remote::RunnerSetup runners{runner_path, student_path, reference_path, {}, call_seconds};
   try {
