@@ -35,7 +35,8 @@ done
 say() { printf 'bootstrap: %s\n' "$*"; }
 
 # The CUDA toolkit is not a distribution package everywhere: check, never install.
-if ! command -v nvcc >/dev/null 2>&1 && [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
+nvcc_bin=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+if [ ! -x "$nvcc_bin" ]; then
   cat >&2 <<'MSG'
 bootstrap: the CUDA toolkit (nvcc) was not found.
   Install it from https://developer.nvidia.com/cuda-downloads (version 12 or 13),
@@ -98,12 +99,9 @@ fi
 # them out; NVIDIA publishes them on PyPI, where the build looks for them too
 # (common/CMakeLists.txt).
 have_cuda_tool() {
-  local nvcc_dir
-  nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")")
-  [ -x "$nvcc_dir/$1" ] || command -v "$1" >/dev/null 2>&1 || compgen -G ".deps/cuda-tools/nvidia/cu*/bin/$1" >/dev/null
+  [ -x "$(dirname "$nvcc_bin")/$1" ] || command -v "$1" >/dev/null 2>&1 || compgen -G ".deps/cuda-tools/nvidia/cu*/bin/$1" >/dev/null
 }
 if [ "$want_machine_code" = yes ] && ! { have_cuda_tool cuobjdump && have_cuda_tool nvdisasm; }; then
-  nvcc_bin=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
   cuda_major=$("$nvcc_bin" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
   wanted=("nvidia-cuda-cuobjdump>=$cuda_major,<$((cuda_major + 1))" "nvidia-cuda-nvdisasm>=$cuda_major,<$((cuda_major + 1))")
   say "installing cuobjdump and nvdisasm for CUDA $cuda_major from PyPI into .deps/cuda-tools"

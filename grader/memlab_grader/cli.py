@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, TypeVar
 
 from . import gpus, grading, layouts, lock, points, reports, slurm, workers
 from .kit import Kit, KitError, architecture_numbers, load_kit
@@ -179,18 +179,18 @@ def find_sanitizer(kit: Kit) -> str:
     return found
 
 
-def runner_sandbox(kit: Kit, args: argparse.Namespace) -> Tuple[Optional[RunnerSandbox], Optional[str]]:
-    """The sandbox for the students' runners, and None; or None and why it
-    cannot start here, in bwrap's words."""
-    bwrap = find_bwrap(SOURCE_DIR)
-    if bwrap is None:
-        return None, (f"bubblewrap (bwrap) is not installed: not on PATH, and not in "
-                      f"{os.path.join(SOURCE_DIR, '.deps', 'bin')}")
-    # What a student must not read: the course (the reference's source and
-    # build), OUT (other students' builds and results), the submissions, and
-    # the home folders. The runner and the student's build are shown again.
-    sandbox = RunnerSandbox(bwrap, hide=[kit.source_dir, args.out, args.submissions, "/home", "/root"],
-                            expose=[kit.runner])
+def private_folders(kit: Kit, args: argparse.Namespace) -> List[str]:
+    """What students' code must not read, running or compiling: the course (the
+    reference's source and build), OUT (other students' builds and results) and
+    the submissions."""
+    return [kit.source_dir, args.out, args.submissions]
+
+
+Sandbox = TypeVar("Sandbox", RunnerSandbox, CompileSandbox)
+
+
+def started(sandbox: Sandbox) -> Tuple[Optional[Sandbox], Optional[str]]:
+    """@p sandbox and None if /bin/true runs in it here; else None and why not, in bwrap's words."""
     try:
         why = probe(sandbox.words(None))
     except ValueError as error:
@@ -198,20 +198,30 @@ def runner_sandbox(kit: Kit, args: argparse.Namespace) -> Tuple[Optional[RunnerS
     return (None, why) if why else (sandbox, None)
 
 
-def compile_sandbox(kit: Kit, args: argparse.Namespace) -> Optional[CompileSandbox]:
-    """The sandbox for the compiles, or None where bwrap cannot start here (the
-    compiles then run unconfined, as run.json says): they see the course, OUT
-    and the submissions only where they need them (sandbox.CompileSandbox)."""
+def no_bwrap() -> str:
+    return f"bubblewrap (bwrap) is not installed: not on PATH, and not in {os.path.join(SOURCE_DIR, '.deps', 'bin')}"
+
+
+def runner_sandbox(kit: Kit, args: argparse.Namespace) -> Tuple[Optional[RunnerSandbox], Optional[str]]:
+    """The sandbox for the students' runners, and None; or None and why it
+    cannot start here, in bwrap's words."""
     bwrap = find_bwrap(SOURCE_DIR)
     if bwrap is None:
-        return None
+        return None, no_bwrap()
+    # The home folders too. The runner and the student's build are shown again.
+    return started(RunnerSandbox(bwrap, hide=private_folders(kit, args) + ["/home", "/root"], expose=[kit.runner]))
+
+
+def compile_sandbox(kit: Kit, args: argparse.Namespace) -> Tuple[Optional[CompileSandbox], Optional[str]]:
+    """The sandbox for the compiles, and None; or None and why it cannot start
+    here (the compiles then run unconfined, as run.json says). They see the
+    private folders only where they need them (sandbox.CompileSandbox)."""
+    bwrap = find_bwrap(SOURCE_DIR)
+    if bwrap is None:
+        return None, no_bwrap()
     toolkit = os.path.dirname(os.path.dirname(os.path.realpath(kit.compiler)))  # nvcc's bin/.. (cicc, ptxas, headers)
-    sandbox = CompileSandbox(bwrap, hide=[kit.source_dir, args.out, args.submissions],
-                             expose=[toolkit] + kit.include_dirs + kit.table_objects)
-    try:
-        return None if probe(sandbox.words(None)) else sandbox
-    except ValueError:
-        return None
+    return started(CompileSandbox(bwrap, hide=private_folders(kit, args),
+                                  expose=[toolkit] + kit.include_dirs + kit.table_objects))
 
 
 def sandbox_record(sandbox: Optional[RunnerSandbox], reason: str, sanitize: bool) -> dict:
@@ -555,11 +565,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("No GPU here: submissions are compiled and scanned, and marked 'not run: no GPU'.", flush=True)
 
         compiles_began = True
-        confine = None if args.no_sandbox or not pending else compile_sandbox(kit, args)
+        confine, unconfined_because = (None, "") if args.no_sandbox or not pending else compile_sandbox(kit, args)
         record["sessions"][-1]["compiles_sandboxed"] = confine is not None
-        if pending and confine is None and not args.no_sandbox:
-            print("WARNING: the compiles run unconfined: bubblewrap cannot start here. A compile can then read "
-                  "any file you can (an assembler's .incbin).", flush=True)
+        if unconfined_because:
+            print(f"WARNING: the compiles run unconfined: {unconfined_because}. A compile can then read any file "
+                  "you can (an assembler's .incbin).", flush=True)
         compiled = compile_all(pending, kit, layout, limits, args.jobs, progress, confine)
         outcomes.update(compiled)
         ready = [compiled[s.student] for s in pending if compiled[s.student]["status"] == Status.COMPILED]

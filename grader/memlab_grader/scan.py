@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 # What each library a lab can forbid looks like in a source file.
 LIBRARIES = {
@@ -54,7 +54,6 @@ _GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt
 # build: `.incbin` reads any file the compiler can (red team 12), and bytes in `.nv_fatbin` are
 # code the compiler did not make. Adjacent strings count as one, as the compiler joins them.
 BY_HAND = "placing files or bytes in the build by hand"
-_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"((?:[^\"\\\n]|\\.)*)\"")
 _BY_HAND_DIRECTIVES = re.compile(r"\.(incbin|include|section|pushsection|nv_fatbin|byte|2byte|4byte|8byte|short|"
                                  r"word|long|quad|octa|ascii|asciz|string|fill|zero|skip|space)\b")
 
@@ -80,46 +79,59 @@ def _continues_a_name(c: str) -> bool:
     return c.isalnum() or c in "_$" or ord(c) > 127
 
 
-def blank_comments_and_literals(source: str, keep_strings: bool = False) -> str:
-    """@p source with comments (and, unless @p keep_strings, string and character
-    literals) replaced by spaces; newlines stay, so line numbers still hold."""
-    out: List[str] = []
+def _segments(source: str) -> Iterator[Tuple[str, str]]:
+    """@p source in order as ("code" | "comment" | "string" | "char", text) pieces,
+    as the compiler reads them: a string's text keeps its quotes (a raw string's
+    R"delimiter( and )delimiter" too)."""
     i, n = 0, len(source)
-
-    def blank(text: str) -> str:
-        return "".join(c if c == "\n" else " " for c in text)
-
     while i < n:
         c = source[i]
         two = source[i:i + 2]
         if two == "//":
             end = source.find("\n", i)
             end = n if end < 0 else end
-            out.append(blank(source[i:end]))
-            i = end
+            yield "comment", source[i:end]
         elif two == "/*":
             end = source.find("*/", i + 2)
             end = n if end < 0 else end + 2
-            out.append(blank(source[i:end]))
-            i = end
+            yield "comment", source[i:end]
         elif c == "R" and source.startswith('R"', i) and (i == 0 or not _continues_a_name(source[i - 1])):
             open_paren = source.find("(", i + 2)
             delimiter = source[i + 2:open_paren] if open_paren >= 0 else ""
             end = source.find(")" + delimiter + '"', open_paren + 1) if open_paren >= 0 else -1
             end = n if end < 0 else end + len(delimiter) + 2
-            out.append(source[i:end] if keep_strings else blank(source[i:end]))
-            i = end
+            yield "string", source[i:end]
         elif c in "\"'":
             j = i + 1
             while j < n and source[j] != c and source[j] != "\n":
                 j += 2 if source[j] == "\\" else 1
             end = min(j + 1, n)
-            out.append(source[i:end] if keep_strings else blank(source[i:end]))
-            i = end
+            yield "string" if c == '"' else "char", source[i:end]
         else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+            end = i + 1
+            yield "code", c
+        i = end
+
+
+def blank_comments_and_literals(source: str, keep_strings: bool = False) -> str:
+    """@p source with comments (and, unless @p keep_strings, string and character
+    literals) replaced by spaces; newlines stay, so line numbers still hold."""
+    def blank(text: str) -> str:
+        return "".join(c if c == "\n" else " " for c in text)
+
+    kept = ("code", "string", "char") if keep_strings else ("code",)
+    return "".join(text if kind in kept else blank(text) for kind, text in _segments(source))
+
+
+def string_contents(source: str) -> str:
+    """What the string literals of @p source hold, joined in order, as the compiler
+    joins adjacent ones (".inc" "bin" is .incbin); quotes and a raw string's delimiters dropped."""
+    contents = []
+    for kind, text in _segments(source):
+        if kind == "string":
+            raw = text.startswith("R")
+            contents.append(text[text.find("(") + 1:text.rfind(")")] if raw else text[1:-1])
+    return "".join(contents)
 
 
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*(.*)$", re.MULTILINE)
@@ -156,9 +168,7 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
             findings.append(Finding(OTHER_FILES, name, line))
 
     code = blank_comments_and_literals(source)
-    # The strings' contents, joined (character literals skipped: '"' opens no string).
-    contents = "".join(match.group(1) or "" for match in _LITERAL.finditer(with_strings))
-    for match in _BY_HAND_DIRECTIVES.finditer(contents):
+    for match in _BY_HAND_DIRECTIVES.finditer(string_contents(source)):
         findings.append(Finding(BY_HAND, match.group(0), 0))
     code_without_includes = _INCLUDE.sub(lambda m: " " * len(m.group(0)), code)
     for match in _IDENTIFIER.finditer(code_without_includes):

@@ -75,15 +75,15 @@ TEST_CASE("the code a GPU runs is chosen as the driver chooses it") {
   // One entry per file: a build of two source files holds two of each.
   CHECK(list.machine_code == std::vector<int>{75, 75, 86, 86, 90, 90});
   CHECK(list.ptx == std::vector<int>{90, 90});
-  CHECK(files_of(list, "sm_90") == 2);
-  CHECK(files_of(list, "compute_90") == 2);
-  CHECK(files_of(list, "sm_80") == 0);
-  CHECK(code_for(list, 90) == "sm_90");
-  CHECK(code_for(list, 89) == "sm_86");   // machine code of its own major version, no newer minor one
-  CHECK(code_for(list, 80).empty());      // sm_86 does not run on 8.0, and PTX 9.0 is newer than it
-  CHECK(code_for(list, 75) == "sm_75");
-  CHECK(code_for(list, 100) == "compute_90");  // no Blackwell machine code: the driver compiles the PTX
-  CHECK(code_for(parse_code_list("ELF file 1: x.sm_90a.cubin\n"), 90) == "sm_90");
+  CHECK(files_of(list, Code{false, 90}) == 2);
+  CHECK(files_of(list, Code{true, 90}) == 2);
+  CHECK(files_of(list, Code{false, 80}) == 0);
+  CHECK(code_for(list, 90).name() == "sm_90");
+  CHECK(code_for(list, 89).name() == "sm_86");   // machine code of its own major version, no newer minor one
+  CHECK_FALSE(code_for(list, 80));               // sm_86 does not run on 8.0, and PTX 9.0 is newer than it
+  CHECK(code_for(list, 75).name() == "sm_75");
+  CHECK(code_for(list, 100).name() == "compute_90");  // no Blackwell machine code: the driver compiles the PTX
+  CHECK(code_for(parse_code_list("ELF file 1: x.sm_90a.cubin\n"), 90).name() == "sm_90");
 }
 
 TEST_CASE("machine code is read kernel by kernel, predicates skipped") {

@@ -223,23 +223,24 @@ CodeList parse_code_list(const std::string& listing) {
   return list;
 }
 
-std::string code_for(const CodeList& list, int capability) {
-  int best = -1;
+std::string Code::name() const { return (ptx ? "compute_" : "sm_") + std::to_string(arch); }
+
+Code code_for(const CodeList& list, int capability) {
+  Code best;
   for (int arch : list.machine_code) {
-    if (arch / 10 == capability / 10 && arch <= capability) best = std::max(best, arch);
+    if (arch / 10 == capability / 10 && arch <= capability) best.arch = std::max(best.arch, arch);
   }
-  if (best >= 0) return "sm_" + std::to_string(best);
+  if (best) return best;
+  best.ptx = true;
   for (int arch : list.ptx) {
-    if (arch <= capability) best = std::max(best, arch);
+    if (arch <= capability) best.arch = std::max(best.arch, arch);
   }
-  return best >= 0 ? "compute_" + std::to_string(best) : "";
+  return best;
 }
 
-int files_of(const CodeList& list, const std::string& code) {
-  const bool ptx = starts_with(code, "compute_");
-  const int arch = std::stoi(code.substr(code.find('_') + 1));
-  const std::vector<int>& files = ptx ? list.ptx : list.machine_code;
-  return static_cast<int>(std::count(files.begin(), files.end(), arch));
+int files_of(const CodeList& list, Code code) {
+  const std::vector<int>& files = code.ptx ? list.ptx : list.machine_code;
+  return static_cast<int>(std::count(files.begin(), files.end(), code.arch));
 }
 
 std::vector<KernelCode> parse_sass(const std::string& text) {
@@ -345,8 +346,8 @@ std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::st
     return parse_code_list(listed.output);
   };
   const CodeList codes = list(library);
-  const std::string code = code_for(codes, capability);
-  if (code.empty()) {
+  const Code code = code_for(codes, capability);
+  if (!code) {
     throw MachineCodeUnreadable("the build holds no code for compute capability " + std::to_string(capability / 10) +
                                 "." + std::to_string(capability % 10));
   }
@@ -357,16 +358,15 @@ std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::st
     // cuobjdump would read beside, or instead of, what the GPU runs.
     const int mine = files_of(codes, code), theirs = files_of(list(reference), code);
     if (mine != theirs) {
-      throw MachineCodeUnreadable("the build holds " + files_text(mine) + " of " + code + " code where the reference "
+      throw MachineCodeUnreadable("the build holds " + files_text(mine) + " of " + code.name() + " code where the reference "
                                   "build, compiled the same way, holds " + std::to_string(theirs) +
                                   ": code the compiler did not put there");
     }
   }
-  const bool ptx = starts_with(code, "compute_");
-  const std::string arch = "sm_" + code.substr(code.find('_') + 1);
-  const Finished read = run({cuobjdump, ptx ? "-ptx" : "-sass", "-arch", arch, library}, env);
+  const std::string arch = "sm_" + std::to_string(code.arch);  // cuobjdump's -arch names PTX this way too
+  const Finished read = run({cuobjdump, code.ptx ? "-ptx" : "-sass", "-arch", arch, library}, env);
   if (read.status != 0) throw MachineCodeUnreadable("cuobjdump could not read " + library + ": " + tail(read.output));
-  return ptx ? parse_ptx(read.output) : parse_sass(read.output);
+  return code.ptx ? parse_ptx(read.output) : parse_sass(read.output);
 }
 
 }  // namespace memlab::grading

@@ -43,15 +43,25 @@ struct CodeList {
 /// Parses the listing of `cuobjdump -lelf -lptx`.
 CodeList parse_code_list(const std::string& listing);
 
+/// One code a build may hold: machine code or PTX for one architecture.
+struct Code {
+  bool ptx = false;  ///< PTX, which the driver compiles when it loads it, rather than machine code
+  int arch = 0;      ///< e.g. 90; 0: no code
+  /// Whether there is a code.
+  explicit operator bool() const { return arch != 0; }
+  /// "sm_90" or "compute_90".
+  std::string name() const;
+};
+
 /// Which code a GPU of compute capability @p capability (major * 10 + minor)
 /// runs from @p list, as the driver picks it: machine code of its own major
-/// version and no newer minor one ("sm_86" on an 8.9 GPU), the newest such;
+/// version and no newer minor one (sm_86 on an 8.9 GPU), the newest such;
 /// else the newest PTX no newer than the GPU, compiled when loaded
-/// ("compute_90"); "" when neither would run there.
-std::string code_for(const CodeList& list, int capability);
+/// (compute_90); no code when neither would run there.
+Code code_for(const CodeList& list, int capability);
 
-/// How many files of @p code ("sm_90", "compute_90") @p list holds.
-int files_of(const CodeList& list, const std::string& code);
+/// How many files of @p code @p list holds.
+int files_of(const CodeList& list, Code code);
 
 /// The kernels in the output of `cuobjdump -sass` (one architecture's).
 std::vector<KernelCode> parse_sass(const std::string& text);
