@@ -276,8 +276,10 @@ def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, saniti
     stage = os.path.join(layout.work, stage_name)
     os.makedirs(stage, exist_ok=True)
     generous = grading.Limits(run_seconds=600, sanitize_seconds=600, output_bytes=args.output_limit)
-    outcome = grading.grade_build(kit, "(reference)", kit.reference, stage=stage, keep_dir=stage, limits=generous,
-                                  seed=args.seed, sanitizer=sanitizer, sandbox=sandbox)
+    # The reference as the students' compile command builds it: the machine-code
+    # checks must pass it too, or grading anyone against it would be unfair.
+    outcome = grading.grade_build(kit, "(reference)", kit.code_baseline or kit.reference, stage=stage, keep_dir=stage,
+                                  limits=generous, seed=args.seed, sanitizer=sanitizer, sandbox=sandbox)
     if outcome["status"] == Status.NO_GPU:
         return outcome
     failed = [c["id"] for c in outcome.get("checks", []) if c.get("verdict") != "pass"]
@@ -479,7 +481,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     outcomes: Dict[str, grading.Outcome] = {}
     record: dict = {}
     try:
-        kit = kit.snapshot(os.path.join(layout.work, "kit"))
+        try:
+            kit = kit.snapshot(os.path.join(layout.work, "kit"))
+        except KitError as error:
+            raise SetupFailed(str(error)) from None
         this_kit = kit_record(kit)
         for submission in submissions:
             kept = grading.read_outcome(layout, submission) if args.resume else None

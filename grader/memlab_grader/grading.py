@@ -271,6 +271,8 @@ def _grader_command(kit: Kit, library: str, stage: str, results: str, report: st
     command = [kit.grader, "--student", library, "--reference", kit.reference, "--runner", kit.runner,
                "--call-timeout", f"{call_seconds:g}", "--results", results, "--report", report,
                "--output-dir", os.path.join(stage, "output"), "--seed", str(seed), "--require-machine-code"]
+    if kit.code_baseline:
+        command += ["--code-baseline", kit.code_baseline]
     return command + (["--sandbox", sandbox_file] if sandbox_file else [])
 
 

@@ -12,8 +12,13 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from typing import List
+
+
+# The reference compiles in a few seconds; a compiler stuck this long is broken.
+COMPILE_REFERENCE_SECONDS = 600
 
 
 class KitError(Exception):
@@ -40,6 +45,11 @@ class Kit:
     forbid: List[str]
     points: str
     cuobjdump: str = ""  # with which the lab grader reads the student's kernels ("" when the build found none)
+    # The reference source compiled by compile_command, exactly as a student's
+    # file is ("" until snapshot() compiles it): what a student's build is
+    # measured against when its machine code is read (how many code files the
+    # compiler puts in such a library), and what calibration grades.
+    code_baseline: str = ""
     path: str = field(default="", compare=False)
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
@@ -74,7 +84,31 @@ class Kit:
             shutil.copy2(obj, target)
             objects.append(target)
         fields = dict(self.__dict__, **copied, table_objects=objects)
-        return Kit(**fields)
+        kit = Kit(**fields)
+        kit.code_baseline = kit.compile_reference(folder)
+        return kit
+
+    def compile_reference(self, folder: str) -> str:
+        """The reference source compiled into @p folder by the command that
+        compiles every student's file. CMake's own build of the reference links
+        differently (nvcc's link adds an empty code file of its own), so a count
+        of code files is only fair against a library made this way (the GPU run
+        of session 9 showed it)."""
+        if not os.path.isfile(self.reference_source):
+            raise KitError(f"the reference source {self.reference_source} is missing: grading needs the course's "
+                           "full tree (solutions/ included), not a students' release")
+        library = os.path.join(folder, f"lib{self.lab}_reference_as_student.so")
+        command = self.compile_command(self.reference_source, library, os.path.join(folder, "reference.d"))
+        try:
+            done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=COMPILE_REFERENCE_SECONDS)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise KitError(f"cannot compile the reference the way students' files are compiled: {error}") from None
+        if done.returncode != 0 or not os.path.isfile(library):
+            output = done.stdout.decode("utf-8", errors="replace").strip().splitlines()
+            raise KitError("cannot compile the reference the way students' files are compiled: "
+                           + " ".join(command) + "\n" + "\n".join(output[-20:]))
+        return library
 
     def fingerprint(self) -> dict:
         """SHA-256 of the grader, the runner, the reference and the table: what a grade depends on."""
@@ -123,7 +157,8 @@ def load_kit(path: str) -> Kit:
         kit = Kit(**data, path=path)
     except TypeError as error:
         raise KitError(f"{path} is not a grading kit: {error}") from None
-    missing = [p for p in [kit.grader, kit.runner, kit.reference] + kit.table_objects if not os.path.isfile(p)]
+    missing = [p for p in [kit.grader, kit.runner, kit.reference] + kit.table_objects + [kit.code_baseline]
+               if p and not os.path.isfile(p)]
     if missing:
         raise KitError(f"{path} names files that are not built: {', '.join(missing)}")
     return kit

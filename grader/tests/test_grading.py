@@ -182,6 +182,17 @@ class GradesAClass(GraderTestCase):
         feedback = open(os.path.join(self.out, "students", "runner_busy", "feedback.txt")).read()
         self.assertIn("Status: left GPU work running.", feedback)
 
+    def test_without_the_reference_source_grading_stops_before_any_row(self):
+        self.submit("alice", "all fine")
+        with open(self.kit) as handle:
+            kit = json.load(handle)
+        kit["reference_source"] = os.path.join(self.root, "solutions", "vector_add.cu")  # a release holds none
+        self.write(self.kit, json.dumps(kit))
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 3, finished.stdout + finished.stderr)
+        self.assertIn("grading needs the course's full tree", finished.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "students", "alice")))
+
     def test_the_lab_grader_gets_a_call_timeout_and_the_sandbox(self):
         self.submit("alice", "all fine")
         log = os.path.join(self.root, "args.log")
@@ -195,6 +206,12 @@ class GradesAClass(GraderTestCase):
         # An unreadable build fails the method checks rather than skipping them, the reference's too.
         self.assertIn("--require-machine-code", calibration)
         self.assertIn("--require-machine-code", alice)
+        # Code files are counted against the reference compiled by the students' command,
+        # and calibration grades that very build.
+        baseline = os.path.join(self.out, ".work", "kit", "liblab1_reference_as_student.so")
+        self.assertEqual(option(alice, "--code-baseline"), baseline)
+        self.assertEqual(option(calibration, "--student"), baseline)
+        self.assertTrue(os.path.isfile(baseline))
         if why_no_sandbox():
             self.assertIsNone(option(alice, "--sandbox"))
             return

@@ -66,6 +66,8 @@ class F0_NamesNeverReachTheCompiler(HostileTestCase):
         kit.update(compiler=NVCC, compile_flags=["-shared", "-Xcompiler", "-fPIC"], table_objects=[], architectures="")
         with open(self.kit, "w") as handle:
             json.dump(kit, handle)
+        # The kit compiles its reference source as students' files are (Kit.code_baseline): real code, then.
+        self.write(kit["reference_source"], 'extern "C" int f() { return 0; }\n')
 
     def named(self, name):
         self.gradescope({"submission_1": [(name, "1", "eve@x.edu")], "submission_2": [("Ada", "2", "ada@x.edu")]},

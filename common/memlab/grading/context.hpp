@@ -22,7 +22,9 @@ struct Context {
   std::string output_dir = ".";          ///< where data files go
   std::uint64_t seed = 0;                ///< seed for random inputs
   std::string student_library;           ///< the student's build (--student), for its machine code
-  std::string reference_library;         ///< the reference build (--reference), compiled the same way
+  /// A build of the reference compiled exactly as the student's (--code-baseline; default
+  /// --reference): a student's build must hold as many code files as this one.
+  std::string code_baseline;
   bool require_machine_code = false;     ///< --require-machine-code: an unreadable build fails its method checks
 };
 

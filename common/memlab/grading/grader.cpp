@@ -92,7 +92,7 @@ const StudentCode& student_code() {
     const int capability = context().facts.major * 10 + context().facts.minor;
     try {
       read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, context().student_library, capability,
-                                  context().reference_library);
+                                  context().code_baseline);
       const bool ptx = !read.kernels.empty() && read.kernels.front().from_ptx;
       read.read_as = format_text("read from its %s for this GPU (compute capability %d.%d) with cuobjdump",
                                  ptx ? "PTX" : "machine code", capability / 10, capability % 10);

@@ -93,8 +93,9 @@ class MachineCodeUnreadable : public std::runtime_error {
 /// The kernels of @p library that a GPU of compute capability @p capability
 /// runs, read with @p cuobjdump (nvdisasm, which it calls for machine code,
 /// taken from @p nvdisasm_dir when not empty). With a @p reference build
-/// (compiled the same way), the library must hold as many files of that code
-/// as the reference does: more is code placed in it by hand. Throws
+/// compiled by the very same command (nvcc's link and CMake's host link put
+/// different numbers of files in a library), the library must hold as many
+/// files of that code as the reference does: more is code placed in it by hand. Throws
 /// MachineCodeUnreadable.
 std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::string& nvdisasm_dir,
                                      const std::string& library, int capability, const std::string& reference = "");
