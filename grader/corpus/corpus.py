@@ -324,6 +324,14 @@ RED_TEAM = {
         ("round12/04-trick_ptx_two_statements_per_line", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round12/05-trick_hidden_fatbin_registered_at_run_time", Expect("forbidden API", total=(0, 0))),
         ("round12/06-trick_decoy_fatbin_for_newer_arch", Expect("forbidden API", total=(0, 0))),
+        # Round 13 (round13/README.md): additions in double in a helper kept apart, in an extern "C"
+        # kernel, or behind a decoy fatbin sized to swallow the real one: step 2 fails. A float
+        # kernel calling sinf (products in double in its slow path) is fair.
+        ("round13/01-trick_noinline_double_helper", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        ("round13/04-trick_extern_c_kernel_in_double", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        ("round13/05-trick_decoy_fatbin_swallows_real", Expect("graded", points={"step2.accuracy": 0},
+                                                               total=(0, 75))),
+        ("round13/06-fair_sinf_in_a_float_kernel", FULL),
         # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
         # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
         # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).
@@ -343,6 +351,8 @@ RED_TEAM = {
         ("round12/01-trick_naive_with_one_shared_store", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
         ("round12/04-trick_ptx_cvta_to_shared", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
         ("round12/02-trick_naive_tiled_step4_supplies_shared", Expect("graded", total=(90, 100))),
+        # Round 13: tiles written by one __noinline__ helper and read by another (fair).
+        ("round13/03-fair_noinline_tile_helpers", Expect("graded", points={"step2.correct": 15}, total=(55, 100))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("graded", points={"step4.speed": 0}, total=(0, 80))),
@@ -351,6 +361,9 @@ RED_TEAM = {
         # Round 12: alpha and beta staged in shared memory, x read from global memory: the check
         # is met by the letter (grader/README.md says so).
         ("round12/01-trick_shared_scalars_not_x", Expect("graded", total=(90, 100))),
+        # Round 13: x staged, then read through a pointer that may be global (fair).
+        ("round13/02-fair_stage_flag_generic_pointer", Expect("graded", points={"step3.correct": 15},
+                                                              total=(70, 100))),
         # gemv_shared_x calls the column-major GEMV: no kernel of the build uses shared memory.
         ("round6/12-trick_shared_x_without_shared", Expect("graded", points={"step3.correct": 0}, total=(70, 85))),
         ("round6/14-subtle_shared_x_missing_barrier", Expect("graded", points={"step3.correct": 0}, total=(0, 75))),

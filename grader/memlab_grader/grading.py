@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict
 
 from . import lock, scan
-from .kit import Kit
+from .kit import Kit, device_code_of, keep_folder, take_device_code
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import CompileSandbox, Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
@@ -241,9 +241,11 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
     dependencies = os.path.join(stage, "dependencies.d")
     log = os.path.join(layout.student_dir(submission.row_folder), "compile.log")
     command = kit.compile_command(source, library, dependencies)
+    os.makedirs(keep_folder(library))
     finished = run_limited((confine.words(stage) if confine else []) + command, log_path=log,
                            time_limit=limits.compile_seconds, output_limit=limits.output_bytes, cwd=stage)
     seconds = round(finished.seconds, 2)
+    kept_device_code = take_device_code(source, library)
     if finished.timed_out:
         return _outcome(student, Status.COMPILE_TIMEOUT, f"the compiler ran for more than {limits.compile_seconds:.0f} s",
                         source_sha256=digest, compile_seconds=seconds)
@@ -263,6 +265,9 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
     if findings:
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest,
                         compile_seconds=seconds)
+    if not kept_device_code:
+        return _outcome(student, Status.GRADER_ERROR, "nvcc compiled the file but kept no device code for the method "
+                        "checks to read", source_sha256=digest, compile_seconds=seconds)
     return _outcome(student, Status.COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
 
 
@@ -271,8 +276,8 @@ def _grader_command(kit: Kit, library: str, stage: str, results: str, report: st
     command = [kit.grader, "--student", library, "--reference", kit.reference, "--runner", kit.runner,
                "--call-timeout", f"{call_seconds:g}", "--results", results, "--report", report,
                "--output-dir", os.path.join(stage, "output"), "--seed", str(seed), "--require-machine-code"]
-    if kit.code_baseline:
-        command += ["--code-baseline", kit.code_baseline]
+    if os.path.isfile(device_code_of(library)):
+        command += ["--student-code", device_code_of(library)]
     return command + (["--sandbox", sandbox_file] if sandbox_file else [])
 
 

@@ -46,18 +46,20 @@ class Kit:
     points: str
     cuobjdump: str = ""  # with which the lab grader reads the student's kernels ("" when the build found none)
     # The reference source compiled by compile_command, exactly as a student's
-    # file is ("" until snapshot() compiles it): what a student's build is
-    # measured against when its machine code is read (how many code files the
-    # compiler puts in such a library), and what calibration grades.
-    code_baseline: str = ""
+    # file is ("" until snapshot() compiles it): what calibration grades, so
+    # that the method checks are seen to pass the reference built this way.
+    reference_as_student: str = ""
     path: str = field(default="", compare=False)
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
         """One compiler call: @p source and the table into the shared library
-        @p library, listing every file it read in @p dependencies."""
+        @p library, listing every file it read in @p dependencies, and keeping
+        nvcc's intermediate files in keep_folder(@p library) (which must exist):
+        take_device_code() takes the device code from there."""
         includes = [f"-I{folder}" for folder in self.include_dirs]
         return ([self.compiler] + self.compile_flags + architecture_flags(self.architectures) + includes +
-                self.link_flags + ["-MD", "-MF", dependencies, "-o", library, source] + self.table_objects)
+                self.link_flags + ["-MD", "-MF", dependencies, "-keep", "-keep-dir", keep_folder(library),
+                                   "-o", library, source] + self.table_objects)
 
     def allowed_headers(self) -> List[str]:
         """Headers a submission may include from the course: the lab's own and
@@ -76,35 +78,35 @@ class Kit:
         copied = {}
         for name in ("grader", "runner", "reference"):
             target = os.path.join(folder, os.path.basename(getattr(self, name)))
-            shutil.copy2(getattr(self, name), target)
+            copy_unless_same(getattr(self, name), target)
             copied[name] = target
         objects = []
         for index, obj in enumerate(self.table_objects):
             target = os.path.join(folder, f"table{index}.o")
-            shutil.copy2(obj, target)
+            copy_unless_same(obj, target)
             objects.append(target)
         fields = dict(self.__dict__, **copied, table_objects=objects)
         kit = Kit(**fields)
-        kit.code_baseline = kit.compile_reference(folder)
+        kit.reference_as_student = kit.compile_reference(folder)
         return kit
 
     def compile_reference(self, folder: str) -> str:
         """The reference source compiled into @p folder by the command that
-        compiles every student's file. CMake's own build of the reference links
-        differently (nvcc's link adds an empty code file of its own), so a count
-        of code files is only fair against a library made this way (the GPU run
-        of session 9 showed it)."""
+        compiles every student's file, its device code kept as theirs is.
+        (CMake builds the reference otherwise: its host link holds one code
+        file fewer than nvcc's, which session 9's GPU run showed matters.)"""
         if not os.path.isfile(self.reference_source):
             raise KitError(f"the reference source {self.reference_source} is missing: grading needs the course's "
                            "full tree (solutions/ included), not a students' release")
         library = os.path.join(folder, f"lib{self.lab}_reference_as_student.so")
         command = self.compile_command(self.reference_source, library, os.path.join(folder, "reference.d"))
+        os.makedirs(keep_folder(library), exist_ok=True)
         try:
             done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   timeout=COMPILE_REFERENCE_SECONDS)
         except (OSError, subprocess.TimeoutExpired) as error:
             raise KitError(f"cannot compile the reference the way students' files are compiled: {error}") from None
-        if done.returncode != 0 or not os.path.isfile(library):
+        if done.returncode != 0 or not os.path.isfile(library) or not take_device_code(self.reference_source, library):
             output = done.stdout.decode("utf-8", errors="replace").strip().splitlines()
             raise KitError("cannot compile the reference the way students' files are compiled: "
                            + " ".join(command) + "\n" + "\n".join(output[-20:]))
@@ -115,6 +117,38 @@ class Kit:
         files = {"grader": self.grader, "runner": self.runner, "reference": self.reference}
         files.update({f"table{i}": path for i, path in enumerate(self.table_objects)})
         return {name: sha256_of(path) for name, path in files.items()}
+
+
+def keep_folder(library: str) -> str:
+    """Where the compile of @p library keeps nvcc's intermediate files."""
+    return library + ".keep"
+
+
+def device_code_of(library: str) -> str:
+    """nvcc's own device code (a fatbin) for the file compiled into @p library:
+    what the lab grader's method checks read. It is the code the runtime
+    registers for that file; bytes placed in the library by hand are not in it."""
+    return os.path.splitext(library)[0] + ".fatbin"
+
+
+def take_device_code(source: str, library: str) -> bool:
+    """Moves the fatbin nvcc kept for @p source to device_code_of(@p library) and
+    removes the other intermediate files. False when nvcc kept none."""
+    kept = os.path.join(keep_folder(library), os.path.splitext(os.path.basename(source))[0] + ".fatbin")
+    try:
+        os.replace(kept, device_code_of(library))
+        found = True
+    except OSError:
+        found = False
+    shutil.rmtree(keep_folder(library), ignore_errors=True)
+    return found
+
+
+def copy_unless_same(source: str, target: str) -> None:
+    """shutil.copy2, except that a file is not copied onto itself (a kit loaded from OUT's own snapshot)."""
+    if os.path.exists(target) and os.path.samefile(source, target):
+        return
+    shutil.copy2(source, target)
 
 
 def sha256_of(path: str) -> str:
@@ -157,7 +191,7 @@ def load_kit(path: str) -> Kit:
         kit = Kit(**data, path=path)
     except TypeError as error:
         raise KitError(f"{path} is not a grading kit: {error}") from None
-    missing = [p for p in [kit.grader, kit.runner, kit.reference] + kit.table_objects + [kit.code_baseline]
+    missing = [p for p in [kit.grader, kit.runner, kit.reference] + kit.table_objects + [kit.reference_as_student]
                if p and not os.path.isfile(p)]
     if missing:
         raise KitError(f"{path} names files that are not built: {', '.join(missing)}")

@@ -206,12 +206,13 @@ class GradesAClass(GraderTestCase):
         # An unreadable build fails the method checks rather than skipping them, the reference's too.
         self.assertIn("--require-machine-code", calibration)
         self.assertIn("--require-machine-code", alice)
-        # Code files are counted against the reference compiled by the students' command,
-        # and calibration grades that very build.
-        baseline = os.path.join(self.out, ".work", "kit", "liblab1_reference_as_student.so")
-        self.assertEqual(option(alice, "--code-baseline"), baseline)
-        self.assertEqual(option(calibration, "--student"), baseline)
-        self.assertTrue(os.path.isfile(baseline))
+        # The method checks read nvcc's own device code for the file (kept by the compile),
+        # and calibration grades the reference compiled the students' way.
+        reference = os.path.join(self.out, ".work", "kit", "liblab1_reference_as_student.so")
+        self.assertEqual(option(calibration, "--student"), reference)
+        self.assertEqual(option(calibration, "--student-code"), reference[:-3] + ".fatbin")
+        self.assertEqual(option(alice, "--student-code"), option(alice, "--student")[:-3] + ".fatbin")
+        self.assertTrue(os.path.isfile(reference))
         if why_no_sandbox():
             self.assertIsNone(option(alice, "--sandbox"))
             return

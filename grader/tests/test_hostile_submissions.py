@@ -66,7 +66,7 @@ class F0_NamesNeverReachTheCompiler(HostileTestCase):
         kit.update(compiler=NVCC, compile_flags=["-shared", "-Xcompiler", "-fPIC"], table_objects=[], architectures="")
         with open(self.kit, "w") as handle:
             json.dump(kit, handle)
-        # The kit compiles its reference source as students' files are (Kit.code_baseline): real code, then.
+        # The kit compiles its reference source as students' files are (Kit.reference_as_student): real code, then.
         self.write(kit["reference_source"], 'extern "C" int f() { return 0; }\n')
 
     def named(self, name):

@@ -1,8 +1,10 @@
 """The grading kit: nvcc flags from CMake's architectures, and the compile command."""
+import os
+import tempfile
 import unittest
 
 import helpers  # noqa: F401
-from memlab_grader.kit import Kit, architecture_flags
+from memlab_grader.kit import Kit, architecture_flags, copy_unless_same, device_code_of, keep_folder, take_device_code
 
 
 class Kits(unittest.TestCase):
@@ -20,7 +22,25 @@ class Kits(unittest.TestCase):
                   link_flags=["-shared"], forbid=[], points="")
         self.assertEqual(kit.compile_command("/s/x.cu", "/s/lib.so", "/s/d.d"), [
             "nvcc", "-O3", "--generate-code=arch=compute_90,code=[sm_90]", "-I/src/common", "-shared",
-            "-MD", "-MF", "/s/d.d", "-o", "/s/lib.so", "/s/x.cu", "/b/table.o"])
+            "-MD", "-MF", "/s/d.d", "-keep", "-keep-dir", "/s/lib.so.keep", "-o", "/s/lib.so", "/s/x.cu", "/b/table.o"])
+
+    def test_the_device_code_nvcc_kept_is_taken_and_the_rest_removed(self):
+        with tempfile.TemporaryDirectory() as stage:
+            library = os.path.join(stage, "liblab1_student.so")
+            os.makedirs(keep_folder(library))
+            for name in ("vector_add.fatbin", "vector_add.cpp1.ii", "liblab1_student_dlink.fatbin"):
+                open(os.path.join(keep_folder(library), name), "w").write(name)
+            self.assertTrue(take_device_code(os.path.join(stage, "vector_add.cu"), library))
+            self.assertEqual(open(device_code_of(library)).read(), "vector_add.fatbin")  # the file's, not the link's
+            self.assertEqual(sorted(os.listdir(stage)), ["liblab1_student.fatbin"])
+            self.assertFalse(take_device_code(os.path.join(stage, "vector_add.cu"), library))  # nothing kept
+
+    def test_a_kit_snapshot_taken_from_its_own_folder_copies_nothing_onto_itself(self):
+        with tempfile.TemporaryDirectory() as folder:
+            grader = os.path.join(folder, "lab1_grader")
+            open(grader, "w").write("the grader")
+            copy_unless_same(grader, grader)  # red team 13: shutil.SameFileError before
+            self.assertEqual(open(grader).read(), "the grader")
 
 
 if __name__ == "__main__":

@@ -137,7 +137,7 @@ if [ "$CUDA_VISIBLE_DEVICES" = "GPU-fake-1" ]; then
   case "$BAD_GPU" in
     no-gpu) echo "no GPU here"; exit 77 ;;
     after-calibration) case "$*" in
-      *"_reference_as_student.so --reference"*) ;;  # the calibration (Kit.code_baseline)
+      *"_reference_as_student.so --reference"*) ;;  # the calibration (Kit.reference_as_student)
       *) echo "lab1 grader: the GPU failed before any check ran: Xid 79"; exit 3 ;;
     esac ;;
   esac

@@ -45,7 +45,15 @@ const std::map<std::string, Expected> kExpected = {
     // A fatbin of the reference compiled for sm_100 and sm_120, as bytes: read
     // where the GPU runs this file's own code, refused where it would be read instead.
     {"lab3_decoy_fatbin", {false, true, {100}}},
+    // Red team 13: additions in a helper kept apart, or in an extern "C" kernel; an
+    // honest build's fatbin placed to swallow the real one (read from nvcc's own
+    // device code, as grade.py reads it); sinf's products in double (fair).
+    {"lab3_noinline_double_helper", {false, true}},
+    {"lab3_extern_c_in_double", {false, true}},
+    {"lab3_decoy_swallows_real", {false, true}},
+    {"lab3_fair_sinf", {false, false}},
     {"lab4_reference", {true, false}},
+    {"lab4_fair_noinline_tile_helpers", {true, false}},  // red team 13
     {"lab4_all_naive", {false, false}},  // step 2 fails on it
     {"lab4_one_shared_store", {false, false}},  // a flag written, never read back
     {"lab4_cvta_to_shared", {false, false}},    // an address converted, nothing staged
@@ -57,6 +65,7 @@ const std::map<std::string, Expected> kExpected = {
     {"lab5_fair_split_atomic", {true, false}},
     {"lab5_trick_shared_x_without_shared", {false, false}},  // step 3 fails on it
     {"lab5_shared_scalars_not_x", {true, false}},  // alpha and beta staged, not x: passes (README)
+    {"lab5_fair_generic_pointer", {true, false}},  // red team 13: the window read through a generic pointer
 };
 
 }  // namespace

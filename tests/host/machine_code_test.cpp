@@ -106,6 +106,10 @@ TEST_CASE("shared memory is used when data goes in and comes back out") {
   CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDL.64", "LDG.E.CONSTANT", "STL", "LDC"}, false}));
   // A lone store (a flag written, red team 12) or a lone load is not staging data.
   CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"STS", "LDG.E", "FFMA"}, false}));
+  // Read back through a generic address, which may be the tile (red team 13's fair file).
+  CHECK(uses_shared_memory(KernelCode{"k", {"STS.64", "LD.E.64", "DFMA"}, false}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"st.shared.f64", "ld.f64"}, true}));
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"st.shared.f64", "ld.global.nc.f64", "ld.param.u64"}, true}));
   CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDS", "LDG.E", "FFMA"}, false}));
   // In PTX, converting or testing an address is not a use of shared memory (red team 12).
   CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"cvta.to.shared.u64", "isspacep.shared", ".shared", "ld.global.f32"}, true}));
@@ -130,9 +134,18 @@ TEST_CASE("floats computed on in double are told by the kernel's signature and i
   CHECK(computes_on_floats_in_double(kernel(converting_kernel, {"LDG.E", "F2F.F64.F32", "STG.E.64"})));
   // A float converted for printf is not it.
   CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"F2F.F64.F32", "STL.64", "CALL.ABS.NOINC"})));
-  // No signature (extern "C"): a conversion and double arithmetic in the kernel.
+  // No signature (extern "C"): taken as float data, however the doubles were made (red team 13).
   CHECK(computes_on_floats_in_double(kernel("row_sums", {"F2F.F64.F32", "DFMA"})));
-  CHECK_FALSE(computes_on_floats_in_double(kernel("row_sums", {"LDG.E.64", "DADD"})));
+  CHECK(computes_on_floats_in_double(kernel("row_sums", {"LDG.E", "I2F.F64", "DADD"})));
+  CHECK_FALSE(computes_on_floats_in_double(kernel("row_sums", {"LDG.E", "FADD"})));
+  // Products in double add nothing up: CUDA's sinf reduces a large argument so (red team 13).
+  CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"I2F.F64.S64", "DMUL", "F2F.F32.F64", "FADD"})));
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.rn.f64.s64", "mul.f64"}, true}));
+  // atomicAdd on a double (a __device__ global: no double parameter) adds up in double.
+  CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "F2F.F64.F32", "RED.E.ADD.F64.RN.STRONG.GPU"})));
+  CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "F2F.F64.F32", "REDG.E.ADD.F64.RN.STRONG.GPU"})));
+  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.f64.f32", "red.global.add.f64"}, true}));
+  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"atom.global.add.f64"}, true}));
   CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f32", "add.rn.f64"}, true}));
 }
 
@@ -165,17 +178,42 @@ TEST_CASE("a kernel name of any length is read") {
 
 TEST_CASE("PTX is read function by function, declarations kept and comments dropped") {
   const std::vector<KernelCode> kernels = parse_ptx(kPtx);
-  REQUIRE(kernels.size() == 3);
-  CHECK(kernels[0].name == "_Z6helperf");
-  CHECK(kernels[0].operations == std::vector<std::string>{".reg", "ld.param.f32", "st.param.f32", "ret"});
-  CHECK(kernels[1].name == "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi");
-  CHECK(kernels[1].operations ==
+  REQUIRE(kernels.size() == 2);  // kernels only: a device function is read into those that call it
+  CHECK(kernels[0].name == "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi");
+  CHECK(kernels[0].operations ==
         std::vector<std::string>{".reg", ".shared", ".loc", "bra", "st.shared.f32", "ld.shared.f32"});
-  CHECK(kernels[2].operations == std::vector<std::string>{"ld.global.nc.f32", "cvt.f64.f32", "add.rn.f64"});
-  CHECK(uses_shared_memory(kernels[1]));
-  CHECK_FALSE(uses_shared_memory(kernels[2]));
-  CHECK(computes_on_floats_in_double(kernels[2]));
+  CHECK(kernels[1].operations == std::vector<std::string>{"ld.global.nc.f32", "cvt.f64.f32", "add.rn.f64"});
+  CHECK(uses_shared_memory(kernels[0]));
+  CHECK_FALSE(uses_shared_memory(kernels[1]));
+  CHECK(computes_on_floats_in_double(kernels[1]));
+  CHECK_FALSE(computes_on_floats_in_double(kernels[0]));
+}
+
+TEST_CASE("a kernel's PTX includes the device functions it calls, however far down") {
+  // Red team 13: a __noinline__ helper adding in double, and tile helpers that only store or only
+  // load, each apart from the kernel that calls it; PTX spreads a call over several lines.
+  const std::vector<KernelCode> kernels = parse_ptx(
+      ".func (.param .b64 func_retval0) _Z4wided\n(\n.param .b64 p0\n)\n;\n"  // declared ahead, defined below
+      ".func _Z5storev()\n{\nst.shared.f32 [%r1], %f1;\ncall.uni \n_Z4wided, \n(\nparam0\n);\nret;\n}\n"
+      ".func _Z4loadv()\n{\nld.shared.f32 %f1, [%r1];\nret;\n}\n"
+      ".func _Z6unusedv()\n{\nld.shared.f32 %f1, [%r1];\nret;\n}\n"
+      ".func (.param .b64 func_retval0) _Z4wided(\n.param .b64 p0\n)\n{\nadd.f64 %fd1, %fd1, %fd2;\nret;\n}\n"
+      ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\n"
+      "{ // callseq 0, 0\ncall.uni (retval0), \n_Z5storev, \n(\n);\n}\n"
+      "call.uni _Z4loadv, ();\nret;\n}\n"
+      ".visible .entry _Z1gPKfPf(\n.param .u64 p\n)\n{\nst.shared.f32 [%r1], %f1;\nret;\n}\n");
+  REQUIRE(kernels.size() == 2);
+  CHECK(uses_shared_memory(kernels[0]));
+  CHECK(computes_on_floats_in_double(kernels[0]));  // through _Z5storev, then _Z4wided
+  CHECK_FALSE(uses_shared_memory(kernels[1]));       // it calls nothing: _Z6unusedv is not its
   CHECK_FALSE(computes_on_floats_in_double(kernels[1]));
+  // A call through a pointer may reach any function.
+  const std::vector<KernelCode> indirect = parse_ptx(
+      ".func _Z4loadv()\n{\nld.shared.f32 %f1, [%r1];\nret;\n}\n"
+      ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\nst.shared.f32 [%r1], %f1;\n"
+      "call (retval0), %rd5, (param0), prototype_0;\nret;\n}\n");
+  REQUIRE(indirect.size() == 1);
+  CHECK(uses_shared_memory(indirect[0]));
 }
 
 TEST_CASE("kernel names read as the source wrote them") {

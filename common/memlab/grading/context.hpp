@@ -22,9 +22,10 @@ struct Context {
   std::string output_dir = ".";          ///< where data files go
   std::uint64_t seed = 0;                ///< seed for random inputs
   std::string student_library;           ///< the student's build (--student), for its machine code
-  /// A build of the reference compiled exactly as the student's (--code-baseline; default
-  /// --reference): a student's build must hold as many code files as this one.
-  std::string code_baseline;
+  std::string reference_library;         ///< the reference build (--reference), built the same way
+  /// nvcc's own device code for the student's file (--student-code, a .fatbin kept by the
+  /// compile), read instead of the library's: "" reads the library (make labN's builds).
+  std::string student_code;
   bool require_machine_code = false;     ///< --require-machine-code: an unreadable build fails its method checks
 };
 

@@ -91,8 +91,13 @@ const StudentCode& student_code() {
     StudentCode read;
     const int capability = context().facts.major * 10 + context().facts.minor;
     try {
-      read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, context().student_library, capability,
-                                  context().code_baseline);
+      // grade.py keeps nvcc's own code for the file, which bytes placed in the
+      // library cannot stand in for (red team 13); make labN reads the library,
+      // whose code files it counts against the reference's, built the same way.
+      const bool kept = !context().student_code.empty();
+      read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR,
+                                  kept ? context().student_code : context().student_library, capability,
+                                  kept ? std::string() : context().reference_library);
       const bool ptx = !read.kernels.empty() && read.kernels.front().from_ptx;
       read.read_as = format_text("read from its %s for this GPU (compute capability %d.%d) with cuobjdump",
                                  ptx ? "PTX" : "machine code", capability / 10, capability % 10);

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <sstream>
 
 extern char** environ;
@@ -145,6 +146,29 @@ void add_operations(const std::string& line, std::vector<std::string>& into) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The function a PTX call names ("call.uni (retval0), _Z4wideff, (param0);" gives
+// "_Z4wideff"), or "" for a call through a register ("call %rd4, ...").
+std::string callee_of(const std::string& line) {
+  std::size_t at = line.find("call");
+  if (at == std::string::npos) return "";
+  at = line.find_first_of(" \t", at);
+  while (at != std::string::npos && at < line.size()) {
+    at = line.find_first_not_of(" \t,", at);
+    if (at == std::string::npos) return "";
+    if (line[at] == '(') {  // the return values
+      at = line.find(')', at);
+      if (at == std::string::npos) return "";
+      ++at;
+      continue;
+    }
+    std::size_t end = at;
+    while (end < line.size() && line[end] != ',' && line[end] != ';' && line[end] != ' ' && line[end] != '\t') ++end;
+    const std::string name = line.substr(at, end - at);
+    return name.empty() || name[0] == '%' ? "" : name;
+  }
+  return "";
+}
+
 // The name after ".entry" or ".func" (and a ".func"'s return parameter list) on @p line, or "".
 std::string function_opened(const std::string& line) {
   for (const char* keyword : {".entry", ".func"}) {
@@ -185,6 +209,16 @@ bool ptx_moves_shared(const std::string& operation, bool loads) {
   if (in(first, {"atom", "red"})) return true;  // read, modify, write
   if (loads) return in(first, {"ld", "ldmatrix", "ldu"});
   return in(first, {"st", "stmatrix", "cp"});  // cp.async[.bulk] into shared memory
+}
+
+// A PTX load from a generic address: "ld" with no state space (".global",
+// ".shared", ".local", ".param", ".const"): "ld.f32", "ld.volatile.u64".
+bool ptx_loads_generic(const std::string& operation) {
+  if (operation.substr(0, operation.find('.')) != "ld") return false;
+  for (const char* space : {".global", ".shared", ".local", ".param", ".const"}) {
+    if (operation.find(space) != std::string::npos) return false;
+  }
+  return true;
 }
 
 // The parameter list of a demangled kernel name ("(float const*, float*, unsigned long)"), or "".
@@ -271,8 +305,17 @@ std::vector<KernelCode> parse_sass(const std::string& text) {
 
 std::vector<KernelCode> parse_ptx(const std::string& text) {
   // ".visible .entry _ZN...(" opens a kernel and ".func (...) _Z...(" a device
-  // function the compiler kept apart; each body is "{ ... }".
-  std::vector<KernelCode> kernels;
+  // function the compiler kept apart; each body is "{ ... }". A kernel is
+  // given the operations of every function it calls, directly or not: what a
+  // kernel does must not depend on whether the compiler (or the student's
+  // __noinline__) kept a helper apart (red team 13).
+  struct Function {
+    KernelCode code;
+    bool entry = false;
+    std::vector<std::string> calls;  // names; "" for a call through a pointer (any function)
+  };
+  std::vector<Function> functions;
+  std::string call;  // a call statement read so far
   int depth = 0;
   std::istringstream lines(text);
   std::string line;
@@ -281,43 +324,99 @@ std::vector<KernelCode> parse_ptx(const std::string& text) {
     if (comment != std::string::npos) line.erase(comment);
     if (depth == 0) {
       const std::string name = function_opened(line);
-      if (!name.empty()) kernels.push_back({name, {}, true});
+      if (!name.empty()) functions.push_back({{name, {}, true}, line.find(".entry") != std::string::npos, {}});
     }
     const int depth_before = depth;
     for (char c : line) {
       if (c == '{') ++depth;
       if (c == '}') depth = std::max(0, depth - 1);
     }
-    if (kernels.empty() || (depth_before == 0 && depth == 0)) continue;
+    if (functions.empty() || (depth_before == 0 && depth == 0)) continue;
+    if (!call.empty()) {  // a call's statement goes on to its ';' ("call.uni (retval0),\n_Z4wide..., \n(...);")
+      call += " " + line;
+      if (line.find(';') == std::string::npos) continue;
+      functions.back().calls.push_back(callee_of(call));
+      call.clear();
+      continue;
+    }
     // Declarations (".reg", ".shared ...") are kept too, as operations starting with '.'.
-    add_operations(line, kernels.back().operations);
+    std::vector<std::string>& operations = functions.back().code.operations;
+    const std::size_t before = operations.size();
+    add_operations(line, operations);
+    for (std::size_t i = before; i < operations.size(); ++i) {
+      if (operations[i] != "call" && !starts_with(operations[i], "call.")) continue;
+      call = line.substr(line.find("call"));
+      if (call.find(';') != std::string::npos) {
+        functions.back().calls.push_back(callee_of(call));
+        call.clear();
+      }
+      break;
+    }
+  }
+  // A function is declared ahead of its callers (".func ... name;") and defined
+  // later, both under its name: each is taken once, the body from the definition.
+  std::vector<KernelCode> kernels;
+  for (const Function& function : functions) {
+    if (!function.entry) continue;
+    KernelCode kernel = function.code;
+    std::set<const Function*> folded;
+    std::vector<const Function*> pending{&function};
+    while (!pending.empty()) {
+      const Function* caller = pending.back();
+      pending.pop_back();
+      for (const std::string& callee : caller->calls) {
+        for (const Function& other : functions) {  // a call through a pointer may reach any function
+          if (other.entry || (!callee.empty() && other.code.name != callee) || !folded.insert(&other).second) {
+            continue;
+          }
+          kernel.operations.insert(kernel.operations.end(), other.code.operations.begin(), other.code.operations.end());
+          pending.push_back(&other);
+        }
+      }
+    }
+    kernels.push_back(std::move(kernel));
   }
   return kernels;
 }
 
 bool uses_shared_memory(const KernelCode& kernel) {
   // Staging data means writing it there and reading it back: a lone store or a
-  // lone load (a flag) is not it.
+  // lone load (a flag) is not it. What was written may be read back through a
+  // generic address (a pointer to the tile or to global memory, chosen at run
+  // time: red team 13's fair file), which the code cannot tell from a global
+  // read; such a load counts. (A dead kernel meets the check anyway: it covers
+  // the whole build, grader/README.md.)
   if (kernel.from_ptx) {
-    return any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, true); }) &&
+    return any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, true) || ptx_loads_generic(op); }) &&
            any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, false); });
   }
-  return any_operation(kernel, [](const std::string& op) { return in(base_of(op), {"LDS", "LDSM", "ATOMS"}); }) &&
+  return any_operation(kernel, [](const std::string& op) { return in(base_of(op), {"LDS", "LDSM", "ATOMS", "LD"}); }) &&
          any_operation(kernel, [](const std::string& op) {
            return in(base_of(op), {"STS", "STSM", "ATOMS", "LDGSTS", "UBLKCP", "UTMALDG"});
          });
 }
 
 bool computes_on_floats_in_double(const KernelCode& kernel) {
+  // Adding up in double takes an addition (a fused one counts). Products alone
+  // add nothing up, and CUDA's own float functions (sinf, tanf, j0f, ...)
+  // multiply in double to reduce large arguments (red team 13).
+  // Atomic additions in double (atomicAdd on a double) add up too.
   const bool arithmetic = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
     const std::string first = op.substr(0, op.find('.'));
-    return in(first, {"add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt"}) && op.find(".f64") != std::string::npos;
-  } : +[](const std::string& op) { return in(base_of(op), {"DADD", "DFMA", "DMUL"}); });
+    const bool f64 = op.find(".f64") != std::string::npos;
+    return f64 && (in(first, {"add", "sub", "fma", "mad"}) || (in(first, {"atom", "red"}) && op.find(".add") != std::string::npos));
+  } : +[](const std::string& op) {
+    return in(base_of(op), {"DADD", "DFMA"}) ||
+           (in(base_of(op), {"RED", "REDG", "ATOM", "ATOMG", "ATOMS"}) && op.find(".F64") != std::string::npos &&
+            op.find(".ADD") != std::string::npos);
+  });
   const bool widens = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
     return starts_with(op, "cvt.") && op.find(".f64.f32") != std::string::npos;
   } : +[](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
   const std::string parameters = parameters_of(readable_name(kernel.name));
-  if (parameters.empty()) return arithmetic && widens;  // no signature to go by (extern "C")
+  // A name without a signature (extern "C") could hide float parameters: its
+  // kernel is taken as one of float data (red team 13: widened without F2F).
+  if (parameters.empty()) return arithmetic;
   const bool takes_float = parameters.find("float") != std::string::npos;
   const bool takes_double = parameters.find("double") != std::string::npos;
   // Arithmetic in double belongs to kernels of double data only; and a kernel

@@ -22,10 +22,10 @@
 
 namespace memlab::grading {
 
-/// One kernel as the GPU would run it (or a device function the compiler kept
-/// apart from the kernels that call it): its name as compiled (mangled) and
-/// the operation of each instruction, modifiers included ("LDS.128",
-/// "F2F.F64.F32"; from PTX, "ld.shared.f32", "cvt.f64.f32").
+/// One kernel as the GPU would run it: its name as compiled (mangled) and the
+/// operation of each instruction, modifiers included ("LDS.128",
+/// "F2F.F64.F32"; from PTX, "ld.shared.f32", "cvt.f64.f32"), those of the
+/// device functions it calls included.
 struct KernelCode {
   std::string name;                   ///< e.g. "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi"
   std::vector<std::string> operations;  ///< one per instruction, in order
@@ -65,20 +65,24 @@ int files_of(const CodeList& list, Code code);
 
 /// The kernels in the output of `cuobjdump -sass` (one architecture's).
 std::vector<KernelCode> parse_sass(const std::string& text);
-/// The kernels in the output of `cuobjdump -ptx` (one architecture's).
+/// The kernels in the output of `cuobjdump -ptx` (one architecture's), each
+/// with the operations of the functions (.func) it calls, directly or not; a
+/// call through a pointer may reach any function of the file.
 std::vector<KernelCode> parse_ptx(const std::string& text);
 
 /// Whether @p kernel stages data in shared memory: it both writes there (STS,
 /// STSM, LDGSTS, the tensor memory accelerator's copies; st/cp .shared) and
-/// reads from there (LDS, LDSM; ld/ldmatrix .shared), or uses shared atomics.
+/// reads from there (LDS, LDSM; ld/ldmatrix .shared; or a load from a generic
+/// address, LD or ld, which may be the tile), or uses shared atomics.
 /// An address conversion or a test of one (cvta, isspacep) is not a use.
 bool uses_shared_memory(const KernelCode& kernel);
-/// Whether @p kernel computes on floats in double: it does arithmetic in
-/// double (DADD, DFMA, DMUL; add, sub, mul, fma, mad, div .f64) and takes float
-/// parameters or no double ones (its signature, from its mangled name), or it
-/// takes both floats and doubles (a conversion), or, for a kernel whose name
-/// carries no signature (extern "C"), it converts floats to double (F2F.F64.F32)
-/// and does arithmetic in double. A float converted for printf is not it.
+/// Whether @p kernel adds floats up in double: it adds in double (DADD, DFMA,
+/// atomic additions; add, sub, fma, mad, atom/red.add .f64; a product alone adds nothing up, and CUDA's float
+/// functions multiply in double) and takes float parameters or no double ones
+/// (its signature, from its mangled name; a name without one, extern "C", is
+/// taken as float data), or it takes both floats and doubles (a conversion).
+/// A float converted for printf is not it. From PTX, a kernel's operations
+/// include those of the device functions it calls.
 bool computes_on_floats_in_double(const KernelCode& kernel);
 
 /// A kernel's name as people read it ("lab4::matmul_tiled_kernel(float const*, ...)").

@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
   std::string reference_path = beside_this_program(std::string("lib") + lab.id + "_reference.so");
   std::string runner_path = beside_this_program(std::string(lab.id) + "_runner");
   std::string sandbox_path;
-  std::string code_baseline_path;
+  std::string student_code_path;
   double call_seconds = 60.0;
   std::string output_dir = ".";
   int steps = lab.steps;
@@ -214,9 +214,9 @@ int main(int argc, char** argv) {
               Opt(report_path, "file.txt")["--report"]("write the report table as text to this file") |
               Opt(output_dir, "dir")["--output-dir"]("folder for data files and the detailed log") |
               Opt(seed, "number")["--seed"]("seed for the random inputs") |
-              Opt(code_baseline_path, "lib.so")["--code-baseline"](
-                  "a library compiled from the reference exactly as the student's build was, to count its code "
-                  "files against (default: --reference)") |
+              Opt(student_code_path, "file.fatbin")["--student-code"](
+                  "nvcc's own device code for the student's file (-keep), read by the method checks instead of "
+                  "the library's") |
               Opt(require_machine_code)["--require-machine-code"](
                   "fail the method checks of a build whose machine code cannot be read, rather than skip them") |
               Opt(contract)["--contract"]("print the exit codes and the pass limit as JSON, and stop"));
@@ -265,7 +265,8 @@ int main(int argc, char** argv) {
   context.output_dir = output_dir;
   context.seed = seed;
   context.student_library = student_path;
-  context.code_baseline = code_baseline_path.empty() ? reference_path : code_baseline_path;
+  context.reference_library = reference_path;
+  context.student_code = student_code_path;
   context.require_machine_code = require_machine_code;
   remote::RunnerSetup runners{runner_path, student_path, reference_path, {}, call_seconds};
   try {

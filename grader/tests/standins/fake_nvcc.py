@@ -31,3 +31,7 @@ with open(deps, "w") as handle:
     handle.write(f"{output} : " + " \\\n    ".join(escaped(path) for path in read) + "\n")
 with open(output, "w", encoding="latin-1") as handle:
     handle.write(text)
+if "-keep-dir" in args:  # nvcc's own device code for the file, as -keep leaves it
+    kept = os.path.join(args[args.index("-keep-dir") + 1], os.path.splitext(os.path.basename(source))[0] + ".fatbin")
+    with open(kept, "w", encoding="latin-1") as handle:
+        handle.write(text)

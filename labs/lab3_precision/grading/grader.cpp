@@ -123,8 +123,10 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
                 "thread's c from its sum first).");
   // Floats added up in double are as accurate as compensation makes them, and as fast here.
   const std::string method =
-      grading::method_broken(grading::computes_on_floats_in_double, "computes on floats in double",
-                             "the float versions add up in float, and compensation is what makes them accurate");
+      grading::method_broken(grading::computes_on_floats_in_double, "adds floats up in double",
+                             "the float versions add up in float, and compensation is what makes them accurate "
+                             "(a kernel declared extern \"C\" shows no parameter types: it is taken to be one of "
+                             "floats)");
   if (!method.empty()) FAIL(method);
   const MatrixShape shape = kAccuracyShape;
   const std::size_t count = shape.rows * shape.cols;
