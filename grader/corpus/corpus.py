@@ -329,9 +329,19 @@ RED_TEAM = {
         # kernel calling sinf (products in double in its slow path) is fair.
         ("round13/01-trick_noinline_double_helper", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round13/04-trick_extern_c_kernel_in_double", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
-        ("round13/05-trick_decoy_fatbin_swallows_real", Expect("graded", points={"step2.accuracy": 0},
-                                                               total=(0, 75))),
+        # (The decoy's section attribute is named by the scan since red team 14.)
+        ("round13/05-trick_decoy_fatbin_swallows_real", Expect("forbidden API", total=(0, 0))),
         ("round13/06-fair_sinf_in_a_float_kernel", FULL),
+        # Round 14 (round14/README.md): the fatbin nvcc registers swapped for other code, by a
+        # pragma or by a constructor writing over it (named by the scan); additions in double by
+        # atomics, the tensor cores, or behind a label in inline PTX: step 2 fails. Floats passed
+        # as their bits beside a double parameter pass (an open limit: types are not data).
+        ("round14/01-trick_redefine_extname_registers_other_code", Expect("forbidden API", total=(0, 0))),
+        ("round14/06-trick_constructor_patches_fatbin", Expect("forbidden API", total=(0, 0))),
+        ("round14/03-trick_double_atomics_add", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        ("round14/04-trick_dmma_tensor_core_sum", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        ("round14/05-trick_ptx_label_hides_statement", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        ("round14/02-trick_signature_hides_floats", Expect("graded", total=(90, 100))),
         # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
         # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
         # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).

@@ -43,10 +43,15 @@ OTHER_FILES = "including files other than the lab's headers"
 # the lab grader's reading of the build's machine code never sees (machine_code.hpp).
 GPU_CODE_AT_RUN_TIME = "loading GPU code at run time"
 # The runtime's own registration calls (__cudaRegisterFatBinary, ...) and export table register
-# a fatbin held as bytes (red team 12); no student's file has a reason to name them.
+# a fatbin held as bytes (red team 12); no student's file has a reason to name them. Nor the
+# names that swap the fatbin nvcc registers for other bytes (red team 14): renaming its symbol
+# (#pragma redefine_extname fatbinData ...), or finding it in the loaded library
+# (__ehdr_start, dl_iterate_phdr) and writing over it (mprotect).
 _GPU_CODE_NAMES = re.compile(r"^(cuModuleLoad|cuLibraryLoad|cudaLibraryLoad|cuLink(Create|Add|Complete)|nvrtc|"
                              r"nvJitLink|nvPTXCompiler|cudaGetDriverEntryPoint|cuGetProcAddress|__cuda|"
-                             r"cudaGetExportTable|__fatbinwrap)")
+                             r"cudaGetExportTable|__fatbinwrap|fatbinData$|__fatDeviceText|__nv_module_id|"
+                             r"redefine_extname$|mprotect$|pkey_mprotect$|dl_iterate_phdr$|__ehdr_start$|"
+                             r"__executable_start$)")
 _GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt/host_runtime\.h|"
                                r"fatbinary_section\.h|fatBinaryCtl\.h)$")
 
@@ -55,7 +60,11 @@ _GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt
 # code the compiler did not make. Adjacent strings count as one, as the compiler joins them.
 BY_HAND = "placing files or bytes in the build by hand"
 _BY_HAND_DIRECTIVES = re.compile(r"\.(incbin|include|section|pushsection|nv_fatbin|byte|2byte|4byte|8byte|short|"
-                                 r"word|long|quad|octa|ascii|asciz|string|fill|zero|skip|space)\b")
+                                 r"word|long|quad|octa|ascii|asciz|string|fill|zero|skip|space)\b|"
+                                 r"\bredefine_extname\b")  # _Pragma("redefine_extname ...")
+# The section attribute places an object's bytes where the compiler's own code goes, whatever
+# the section's name is spelled through (red team 13 built ".nv_fatbin" with #x).
+_SECTION_ATTRIBUTE = re.compile(r"\b(section|__section__)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -171,6 +180,8 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
     for match in _BY_HAND_DIRECTIVES.finditer(string_contents(source)):
         findings.append(Finding(BY_HAND, match.group(0), 0))
     code_without_includes = _INCLUDE.sub(lambda m: " " * len(m.group(0)), code)
+    for match in _SECTION_ATTRIBUTE.finditer(code_without_includes):
+        findings.append(Finding(BY_HAND, match.group(1), _line_of(code_without_includes, match.start())))
     for match in _IDENTIFIER.finditer(code_without_includes):
         name = match.group(0)
         line = _line_of(code_without_includes, match.start())

@@ -68,6 +68,25 @@ class Scan(unittest.TestCase):
                   'void f(std::array<int, 4>& a) { a.fill(0); printf("see section 2. byte order\\n"); }\n')
         self.assertEqual(names(honest), [])
 
+    def test_ways_to_swap_the_fatbin_nvcc_registers(self):
+        # Red teams 13 and 14: nvcc's fatbin symbol renamed by a pragma (or _Pragma's string),
+        # the library's fatbin found in memory and written over, bytes placed by a section
+        # attribute whose name is spelled through the preprocessor.
+        source = ('#pragma redefine_extname fatbinData notes\n'
+                  '_Pragma("redefine_extname fatbinData notes")\n'
+                  'extern "C" int mprotect(void*, unsigned long, int); extern "C" const char __ehdr_start[];\n'
+                  '#define NAME(x) #x\n__attribute__((section(NAME(.nv_fatbin)), used)) const int w[1] = {0};\n')
+        self.assertEqual(names(source), [(scan.BY_HAND, "redefine_extname", 0),
+                                         (scan.BY_HAND, "section", 5),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "redefine_extname", 1),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "fatbinData", 1),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "mprotect", 3),
+                                         (scan.GPU_CODE_AT_RUN_TIME, "__ehdr_start", 3)])
+        # Pragmas that tune loops, and names that merely contain these words, are not.
+        honest = ("#pragma unroll 4\nint sections = 2; int mprotect_count = 0; float fatbinDataSize = 0;\n"
+                  "struct Section { int n; }; int cross_section(int a) { return a; }\n")
+        self.assertEqual(names(honest), [])
+
     def test_includes_outside_the_lab(self):
         source = '#include "../../solutions/lab1_caching/vector_add.cu"\n#include </etc/passwd>\n#define H <x.h>\n#include H\n'
         self.assertEqual([n for _, n, _ in names(source)],

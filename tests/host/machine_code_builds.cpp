@@ -52,6 +52,9 @@ const std::map<std::string, Expected> kExpected = {
     {"lab3_extern_c_in_double", {false, true}},
     {"lab3_decoy_swallows_real", {false, true}},
     {"lab3_fair_sinf", {false, false}},
+    // Red team 14: double atomics; an addition behind a label in inline PTX.
+    {"lab3_double_atomics", {false, true}},
+    {"lab3_label_hides_addition", {false, true}},
     {"lab4_reference", {true, false}},
     {"lab4_fair_noinline_tile_helpers", {true, false}},  // red team 13
     {"lab4_all_naive", {false, false}},  // step 2 fails on it

@@ -146,6 +146,13 @@ TEST_CASE("floats computed on in double are told by the kernel's signature and i
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "F2F.F64.F32", "REDG.E.ADD.F64.RN.STRONG.GPU"})));
   CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.f64.f32", "red.global.add.f64"}, true}));
   CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"atom.global.add.f64"}, true}));
+  // The tensor cores and the bulk copy unit add in double too (red team 14).
+  CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "DMMA.8x8x4"})));
+  CHECK(computes_on_floats_in_double(kernel(float_kernel, {"UBLKRED.G.S.ADD.F64.RN"})));
+  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"}, true}));
+  CHECK(computes_on_floats_in_double(
+      KernelCode{float_kernel, {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64"}, true}));
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f64", "mov.f64", "cvt.rn.f32.f64"}, true}));
   CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f32", "add.rn.f64"}, true}));
 }
 
@@ -160,9 +167,10 @@ TEST_CASE("PTX written in inline assembly is read statement by statement") {
       ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\n"
       "mov.b64 %fd36, %fd36; add.f64 %fd36, %fd36, %fd9;\n"
       "{ .reg .f64 t; fma.rn.f64 t, %fd1, %fd2, %fd3; }\n"
+      "{ $Lsum: add.rn.f64 %fd1, %fd2, %fd3; }\n"  // a label before the statement (red team 14)
       "}\n");
   REQUIRE(kernels.size() == 1);
-  CHECK(kernels[0].operations == std::vector<std::string>{"mov.b64", "add.f64", ".reg", "fma.rn.f64"});
+  CHECK(kernels[0].operations == std::vector<std::string>{"mov.b64", "add.f64", ".reg", "fma.rn.f64", "add.rn.f64"});
   CHECK(computes_on_floats_in_double(kernels[0]));
 }
 

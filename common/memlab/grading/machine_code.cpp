@@ -137,9 +137,13 @@ void add_operations(const std::string& line, std::vector<std::string>& into) {
     while (words >> word && (word == "{" || word == "}")) {
     }
     while (!word.empty() && word.front() == '{') word.erase(0, 1);
+    // A label ("$Lsum:") may start a statement; the operation follows it (red team 14).
+    while (!word.empty() && word.back() == ':') {
+      if (!(words >> word)) word.clear();
+    }
     if (!word.empty() && word[0] == '@') words >> word;
     while (!word.empty() && (word.back() == ',' || word.back() == '}')) word.pop_back();
-    if (!word.empty() && word.back() != ':') into.push_back(word);  // a label ends with ':'
+    if (!word.empty()) into.push_back(word);
     at = end + 1;
   }
 }
@@ -400,15 +404,16 @@ bool computes_on_floats_in_double(const KernelCode& kernel) {
   // Adding up in double takes an addition (a fused one counts). Products alone
   // add nothing up, and CUDA's own float functions (sinf, tanf, j0f, ...)
   // multiply in double to reduce large arguments (red team 13).
-  // Atomic additions in double (atomicAdd on a double) add up too.
+  // So do the other units that add in double: the tensor cores' DMMA, and any
+  // addition that memory does (atomicAdd on a double, the bulk copy unit's
+  // reductions: RED, ATOM, UBLKRED ... .ADD.F64) (red team 14).
   const bool arithmetic = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
     const std::string first = op.substr(0, op.find('.'));
-    const bool f64 = op.find(".f64") != std::string::npos;
-    return f64 && (in(first, {"add", "sub", "fma", "mad"}) || (in(first, {"atom", "red"}) && op.find(".add") != std::string::npos));
+    return op.find(".f64") != std::string::npos &&
+           (in(first, {"add", "sub", "fma", "mad", "mma", "wmma"}) || op.find(".add") != std::string::npos);
   } : +[](const std::string& op) {
-    return in(base_of(op), {"DADD", "DFMA"}) ||
-           (in(base_of(op), {"RED", "REDG", "ATOM", "ATOMG", "ATOMS"}) && op.find(".F64") != std::string::npos &&
-            op.find(".ADD") != std::string::npos);
+    return in(base_of(op), {"DADD", "DFMA", "DMMA"}) ||
+           (op.find(".F64") != std::string::npos && op.find(".ADD") != std::string::npos);
   });
   const bool widens = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
     return starts_with(op, "cvt.") && op.find(".f64.f32") != std::string::npos;
