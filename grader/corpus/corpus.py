@@ -342,6 +342,11 @@ RED_TEAM = {
         ("round14/04-trick_dmma_tensor_core_sum", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round14/05-trick_ptx_label_hides_statement", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round14/02-trick_signature_hides_floats", Expect("graded", total=(90, 100))),
+        # Round 15: two honest messages the scan once joined into a directive (fair); floats widened
+        # through a __device__ buffer and added by step 1's double kernel (open: per kernel, no
+        # kernel takes both).
+        ("round15/07-fair_messages_that_end_and_start_with_directives", FULL),
+        ("round15/03-trick_widen_through_device_global", Expect("graded", total=(90, 100))),
         # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
         # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
         # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).

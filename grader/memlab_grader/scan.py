@@ -59,12 +59,15 @@ _GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt
 # build: `.incbin` reads any file the compiler can (red team 12), and bytes in `.nv_fatbin` are
 # code the compiler did not make. Adjacent strings count as one, as the compiler joins them.
 BY_HAND = "placing files or bytes in the build by hand"
-_BY_HAND_DIRECTIVES = re.compile(r"\.(incbin|include|section|pushsection|nv_fatbin|byte|2byte|4byte|8byte|short|"
-                                 r"word|long|quad|octa|ascii|asciz|string|fill|zero|skip|space)\b|"
-                                 r"\bredefine_extname\b")  # _Pragma("redefine_extname ...")
+# A directive starts an assembler statement: the text's start, or after a newline (written
+# \n), a ';' or a label, with blanks before it ("float.string" in a message is not one).
+_BY_HAND_DIRECTIVES = re.compile(r"(?:^|;|:|\\n|\n)(?:\s|\\t)*(\.(?:incbin|include|section|pushsection|nv_fatbin|byte|"
+                                 r"2byte|4byte|8byte|short|word|long|quad|octa|ascii|asciz|string|fill|zero|skip|"
+                                 r"space))\b|\b(redefine_extname)\b")  # _Pragma("redefine_extname ...")
 # The section attribute places an object's bytes where the compiler's own code goes, whatever
-# the section's name is spelled through (red team 13 built ".nv_fatbin" with #x).
-_SECTION_ATTRIBUTE = re.compile(r"\b(section|__section__)\s*\(")
+# the section's name is spelled through (red team 13 built ".nv_fatbin" with #x). A function
+# named section is not it (red team 15).
+_SECTION_ATTRIBUTE = re.compile(r"(?:__attribute__\s*\(\([^;{}]*?|\bgnu\s*::\s*)\b(section|__section__)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -132,15 +135,28 @@ def blank_comments_and_literals(source: str, keep_strings: bool = False) -> str:
     return "".join(text if kind in kept else blank(text) for kind, text in _segments(source))
 
 
-def string_contents(source: str) -> str:
-    """What the string literals of @p source hold, joined in order, as the compiler
-    joins adjacent ones (".inc" "bin" is .incbin); quotes and a raw string's delimiters dropped."""
-    contents = []
+def string_contents(source: str) -> List[str]:
+    """What the string literals of @p source hold, one entry per run of adjacent
+    literals joined as the compiler joins them (".inc" "bin" is .incbin; only
+    white space, comments or an encoding prefix between them); quotes and a raw
+    string's delimiters dropped. Literals apart stay apart: two messages never
+    make a directive of their ends (red team 15)."""
+    runs: List[str] = []
+    joined: List[str] = []
+    between = ""  # the code since the last literal
     for kind, text in _segments(source):
         if kind == "string":
+            if joined and between.strip() not in ("", "u8", "u", "U", "L"):
+                runs.append("".join(joined))
+                joined = []
             raw = text.startswith("R")
-            contents.append(text[text.find("(") + 1:text.rfind(")")] if raw else text[1:-1])
-    return "".join(contents)
+            joined.append(text[text.find("(") + 1:text.rfind(")")] if raw else text[1:-1])
+            between = ""
+        elif kind != "comment":
+            between += text
+    if joined:
+        runs.append("".join(joined))
+    return runs
 
 
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*(.*)$", re.MULTILINE)
@@ -177,8 +193,9 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
             findings.append(Finding(OTHER_FILES, name, line))
 
     code = blank_comments_and_literals(source)
-    for match in _BY_HAND_DIRECTIVES.finditer(string_contents(source)):
-        findings.append(Finding(BY_HAND, match.group(0), 0))
+    for run in string_contents(source):
+        for match in _BY_HAND_DIRECTIVES.finditer(run):
+            findings.append(Finding(BY_HAND, match.group(1) or match.group(2), 0))
     code_without_includes = _INCLUDE.sub(lambda m: " " * len(m.group(0)), code)
     for match in _SECTION_ATTRIBUTE.finditer(code_without_includes):
         findings.append(Finding(BY_HAND, match.group(1), _line_of(code_without_includes, match.start())))

@@ -62,7 +62,7 @@ class Scan(unittest.TestCase):
         # Adjacent strings are one to the compiler, so ".inc" "bin" is .incbin (red team 12).
         source = ('asm(".pushsection .nv_fatbin, \\"a\\"\\n.byte 1, 2\\n.popsection");\n'
                   'asm(".inc" "bin \\"/course/solutions/lab4_matmul/matmul.cu\\"");\n')
-        self.assertEqual([n for _, n, _ in names(source)], [".pushsection", ".nv_fatbin", ".byte", ".incbin"])
+        self.assertEqual([n for _, n, _ in names(source)], [".pushsection", ".byte", ".incbin"])
         # Inline PTX, a std::array's fill and a message with dots are not.
         honest = ('__device__ unsigned lane() { unsigned id; asm("mov.u32 %0, %%laneid;" : "=r"(id)); return id; }\n'
                   'void f(std::array<int, 4>& a) { a.fill(0); printf("see section 2. byte order\\n"); }\n')
@@ -86,6 +86,18 @@ class Scan(unittest.TestCase):
         honest = ("#pragma unroll 4\nint sections = 2; int mprotect_count = 0; float fatbinDataSize = 0;\n"
                   "struct Section { int n; }; int cross_section(int a) { return a; }\n")
         self.assertEqual(names(honest), [])
+
+    def test_string_literals_apart_are_not_joined(self):
+        # Red team 15: two honest messages ending "warps." and starting "zero-warp" made ".zero",
+        # and "float.string" in one message is no directive: a directive starts a statement.
+        honest = ('static_assert(kThreads % 32 == 0, "blocks of whole warps.");\n'
+                  'static_assert(kWarps > 0, "zero-warp blocks are useless");\n'
+                  'void f() { printf("float.string .long ago\\n"); }\n'
+                  'int section(int a) { return a; } struct Tiles { int section(); };\n')
+        self.assertEqual(names(honest), [])
+        # Adjacent literals stay one, even with an encoding prefix between them.
+        self.assertEqual([n for _, n, _ in names('asm(".inc" u8"bin \\"/x\\"");\nasm("L1: .quad 5");\n')],
+                         [".incbin", ".quad"])
 
     def test_includes_outside_the_lab(self):
         source = '#include "../../solutions/lab1_caching/vector_add.cu"\n#include </etc/passwd>\n#define H <x.h>\n#include H\n'

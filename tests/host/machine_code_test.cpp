@@ -153,6 +153,8 @@ TEST_CASE("floats computed on in double are told by the kernel's signature and i
   CHECK(computes_on_floats_in_double(
       KernelCode{float_kernel, {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64"}, true}));
   CHECK_FALSE(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f64", "mov.f64", "cvt.rn.f32.f64"}, true}));
+  // A division in double is DFMAs in machine code: read alike from PTX (red team 15).
+  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.f64.f32", "div.rn.f64"}, true}));
   CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f32", "add.rn.f64"}, true}));
 }
 

@@ -406,11 +406,14 @@ bool computes_on_floats_in_double(const KernelCode& kernel) {
   // multiply in double to reduce large arguments (red team 13).
   // So do the other units that add in double: the tensor cores' DMMA, and any
   // addition that memory does (atomicAdd on a double, the bulk copy unit's
-  // reductions: RED, ATOM, UBLKRED ... .ADD.F64) (red team 14).
+  // reductions: RED, ATOM, UBLKRED ... .ADD.F64) (red team 14). A division or a
+  // square root in double is a chain of DFMAs in machine code: PTX's div, rcp
+  // and sqrt .f64 count too, so that every GPU reads a file alike (red team 15).
   const bool arithmetic = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
     const std::string first = op.substr(0, op.find('.'));
     return op.find(".f64") != std::string::npos &&
-           (in(first, {"add", "sub", "fma", "mad", "mma", "wmma"}) || op.find(".add") != std::string::npos);
+           (in(first, {"add", "sub", "fma", "mad", "mma", "wmma", "div", "rcp", "sqrt"}) ||
+            op.find(".add") != std::string::npos);
   } : +[](const std::string& op) {
     return in(base_of(op), {"DADD", "DFMA", "DMMA"}) ||
            (op.find(".F64") != std::string::npos && op.find(".ADD") != std::string::npos);

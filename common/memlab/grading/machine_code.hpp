@@ -77,7 +77,8 @@ std::vector<KernelCode> parse_ptx(const std::string& text);
 /// An address conversion or a test of one (cvta, isspacep) is not a use.
 bool uses_shared_memory(const KernelCode& kernel);
 /// Whether @p kernel adds floats up in double: it adds in double (DADD, DFMA,
-/// atomic additions; add, sub, fma, mad, atom/red.add .f64; a product alone adds nothing up, and CUDA's float
+/// atomic additions; add, sub, fma, mad, atom/red.add .f64, and div, rcp, sqrt .f64,
+/// which machine code computes with DFMAs; a product alone adds nothing up, and CUDA's float
 /// functions multiply in double) and takes float parameters or no double ones
 /// (its signature, from its mangled name; a name without one, extern "C", is
 /// taken as float data), or it takes both floats and doubles (a conversion).
