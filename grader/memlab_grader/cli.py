@@ -278,7 +278,7 @@ def calibrate(kit: Kit, layout: grading.Layout, args: argparse.Namespace, saniti
     generous = grading.Limits(run_seconds=600, sanitize_seconds=600, output_bytes=args.output_limit)
     # The reference as the students' compile command builds it: the machine-code
     # checks must pass it too, or grading anyone against it would be unfair.
-    outcome = grading.grade_build(kit, "(reference)", kit.reference_as_student or kit.reference, stage=stage, keep_dir=stage,
+    outcome = grading.grade_build(kit, "(reference)", kit.reference_as_student, stage=stage, keep_dir=stage,
                                   limits=generous, seed=args.seed, sanitizer=sanitizer, sandbox=sandbox)
     if outcome["status"] == Status.NO_GPU:
         return outcome

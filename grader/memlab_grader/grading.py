@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict
 
 from . import lock, scan
-from .kit import Kit, device_code_of, keep_folder, take_device_code
+from .kit import Kit, device_code_of
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import CompileSandbox, Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
@@ -240,12 +240,10 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
     library = os.path.join(stage, f"lib{kit.lab}_student.so")
     dependencies = os.path.join(stage, "dependencies.d")
     log = os.path.join(layout.student_dir(submission.row_folder), "compile.log")
-    command = kit.compile_command(source, library, dependencies)
-    os.makedirs(keep_folder(library))
-    finished = run_limited((confine.words(stage) if confine else []) + command, log_path=log,
-                           time_limit=limits.compile_seconds, output_limit=limits.output_bytes, cwd=stage)
+    finished, kept_device_code = kit.compile(source, library, dependencies, log_path=log,
+                                             time_limit=limits.compile_seconds, output_limit=limits.output_bytes,
+                                             prefix=confine.words(stage) if confine else ())
     seconds = round(finished.seconds, 2)
-    kept_device_code = take_device_code(source, library)
     if finished.timed_out:
         return _outcome(student, Status.COMPILE_TIMEOUT, f"the compiler ran for more than {limits.compile_seconds:.0f} s",
                         source_sha256=digest, compile_seconds=seconds)

@@ -12,13 +12,16 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Sequence, Tuple
+
+from .sandbox import Finished, run_limited
 
 
 # The reference compiles in a few seconds; a compiler stuck this long is broken.
 COMPILE_REFERENCE_SECONDS = 600
+# What of the compiler's output a reference's compile log keeps.
+COMPILE_REFERENCE_OUTPUT_BYTES = 1 << 20
 
 
 class KitError(Exception):
@@ -54,12 +57,23 @@ class Kit:
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
         """One compiler call: @p source and the table into the shared library
         @p library, listing every file it read in @p dependencies, and keeping
-        nvcc's intermediate files in keep_folder(@p library) (which must exist):
-        take_device_code() takes the device code from there."""
+        nvcc's intermediate files in keep_folder(@p library) (which must exist)."""
         includes = [f"-I{folder}" for folder in self.include_dirs]
         return ([self.compiler] + self.compile_flags + architecture_flags(self.architectures) + includes +
                 self.link_flags + ["-MD", "-MF", dependencies, "-keep", "-keep-dir", keep_folder(library),
                                    "-o", library, source] + self.table_objects)
+
+    def compile(self, source: str, library: str, dependencies: str, *, log_path: str, time_limit: float,
+                output_limit: int, prefix: Sequence[str] = ()) -> Tuple[Finished, bool]:
+        """Compiles @p source into @p library by compile_command, in the
+        library's folder (under @p prefix: a sandbox's words), as run_limited
+        runs a program. Returns how the compiler ended, and whether nvcc's own
+        device code for the file was kept, at device_code_of(@p library); the
+        other intermediate files are removed."""
+        os.makedirs(keep_folder(library), exist_ok=True)
+        finished = run_limited(list(prefix) + self.compile_command(source, library, dependencies), log_path=log_path,
+                               time_limit=time_limit, output_limit=output_limit, cwd=os.path.dirname(library))
+        return finished, take_device_code(source, library)
 
     def allowed_headers(self) -> List[str]:
         """Headers a submission may include from the course: the lab's own and
@@ -99,17 +113,17 @@ class Kit:
             raise KitError(f"the reference source {self.reference_source} is missing: grading needs the course's "
                            "full tree (solutions/ included), not a students' release")
         library = os.path.join(folder, f"lib{self.lab}_reference_as_student.so")
-        command = self.compile_command(self.reference_source, library, os.path.join(folder, "reference.d"))
-        os.makedirs(keep_folder(library), exist_ok=True)
+        log = os.path.join(folder, "reference-compile.log")
         try:
-            done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=COMPILE_REFERENCE_SECONDS)
-        except (OSError, subprocess.TimeoutExpired) as error:
+            finished, kept = self.compile(self.reference_source, library, os.path.join(folder, "reference.d"),
+                                          log_path=log, time_limit=COMPILE_REFERENCE_SECONDS,
+                                          output_limit=COMPILE_REFERENCE_OUTPUT_BYTES)
+        except OSError as error:
             raise KitError(f"cannot compile the reference the way students' files are compiled: {error}") from None
-        if done.returncode != 0 or not os.path.isfile(library) or not take_device_code(self.reference_source, library):
-            output = done.stdout.decode("utf-8", errors="replace").strip().splitlines()
-            raise KitError("cannot compile the reference the way students' files are compiled: "
-                           + " ".join(command) + "\n" + "\n".join(output[-20:]))
+        if finished.exit_code != 0 or not os.path.isfile(library) or not kept:
+            output = finished.output.decode("utf-8", errors="replace").strip().splitlines()
+            raise KitError(f"cannot compile the reference the way students' files are compiled (the log: {log}):\n"
+                           + "\n".join(output[-20:]))
         return library
 
     def fingerprint(self) -> dict:

@@ -2,7 +2,7 @@
 """The method checks read builds made by grade.py's own compile command.
 
 grade.py compiles each student's file in one nvcc call that keeps nvcc's own
-device code for the file (-keep; Kit.take_device_code), and the lab grader reads
+device code for the file (-keep; Kit.compile), and the lab grader reads
 that fatbin (--student-code) rather than the library, in which bytes placed by
 hand could stand in for it (red team 13's decoy fatbin). Calibration grades the
 reference compiled the same way.
@@ -25,7 +25,7 @@ import tempfile
 
 SOURCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE, "grader"))
-from memlab_grader.kit import KitError, device_code_of, keep_folder, load_kit, take_device_code  # noqa: E402
+from memlab_grader.kit import KitError, device_code_of, load_kit  # noqa: E402
 
 RED_TEAM = os.path.join(SOURCE, "grader", "corpus", "red-team")
 # Names as machine_code_builds expects them (its kExpected), and their files.
@@ -50,11 +50,10 @@ DECOY = "lab3_decoy_swallows_real"
 def compile_as_student(kit, source: str, folder: str, name: str) -> str:
     """The library grade.py would build from @p source; its kept device code beside it."""
     library = os.path.join(folder, f"lib{name}.so")
-    command = kit.compile_command(source, library, os.path.join(folder, f"{name}.d"))
-    os.makedirs(keep_folder(library))
-    done = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0 or not take_device_code(source, library):
-        sys.exit(f"FAIL: {name} does not compile with the kit's command:\n{done.stdout[-2000:]}")
+    finished, kept = kit.compile(source, library, os.path.join(folder, f"{name}.d"),
+                                 log_path=os.path.join(folder, f"{name}.log"), time_limit=600, output_limit=1 << 20)
+    if finished.exit_code != 0 or not kept:
+        sys.exit(f"FAIL: {name} does not compile with the kit's command:\n{finished.output.decode()[-2000:]}")
     return library
 
 
