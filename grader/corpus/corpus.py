@@ -347,6 +347,9 @@ RED_TEAM = {
         # kernel takes both).
         ("round15/07-fair_messages_that_end_and_start_with_directives", FULL),
         ("round15/03-trick_widen_through_device_global", Expect("graded", total=(90, 100))),
+        # PTX spelled to mislead a reader of PTX text: machine code is read on every GPU.
+        ("round15/08-trick_ptx_spelled_to_mislead_a_text_reader",
+         Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         # Round 7: four Horner chains a thread (fair); Horner cut short where |x| is small, whose
         # cut (2^-17) is far outside double's tolerance; double sums with int offsets, which fault
         # past 2^31 elements and end the GPU context (run 54: 100, 60 and 55).

@@ -1,10 +1,11 @@
 // The method checks' reading of real builds (machine_code.hpp), with the
-// toolkit's cuobjdump: the references, mutants and red-team files of labs 3 to
-// 5, as GPUs of four generations would run them (machine code for 7.5, 8.9 and
-// 9.0; the PTX for 10.0, which has no machine code in a build for Turing to
-// Hopper), each compared with its lab's reference build as the grader does.
+// toolkit's cuobjdump and ptxas: the references, mutants and red-team files of
+// labs 3 to 5, as GPUs of four generations would run them (machine code for
+// 7.5, 8.9 and 9.0; for 10.0, which has no machine code in a build for Turing
+// to Hopper, the machine code ptxas makes of the PTX), each compared with its
+// lab's reference build as the grader does.
 //
-//   machine_code_builds <cuobjdump> <nvdisasm folder> <name>=<library>...
+//   machine_code_builds <cuobjdump> <nvdisasm folder> <ptxas> <name>=<library>...
 //
 // A name is <lab>_<what>; <lab>_reference is also the reference the others are
 // compared with. Exits 77 (skipped) when the build found no cuobjdump.
@@ -55,6 +56,8 @@ const std::map<std::string, Expected> kExpected = {
     // Red team 14: double atomics; an addition behind a label in inline PTX.
     {"lab3_double_atomics", {false, true}},
     {"lab3_label_hides_addition", {false, true}},
+    // Red team 15: PTX spelled to mislead a reader of PTX text ("add .rn.f64", a quoted brace).
+    {"lab3_ptx_spelled_to_mislead", {false, true}},
     {"lab4_reference", {true, false}},
     {"lab4_fair_noinline_tile_helpers", {true, false}},  // red team 13
     {"lab4_all_naive", {false, false}},  // step 2 fails on it
@@ -74,13 +77,13 @@ const std::map<std::string, Expected> kExpected = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || std::string(argv[1]).empty()) {
+  if (argc < 4 || std::string(argv[1]).empty()) {
     std::puts("skipped: no cuobjdump was found when the project was configured (scripts/bootstrap.sh --machine-code)");
     return 77;
   }
-  const std::string cuobjdump = argv[1], nvdisasm_dir = argv[2];
+  const CodeTools tools{argv[1], argv[2], argv[3]};
   std::map<std::string, std::string> libraries;
-  for (int i = 3; i < argc; ++i) {
+  for (int i = 4; i < argc; ++i) {
     const std::string argument = argv[i];
     libraries[argument.substr(0, argument.find('='))] = argument.substr(argument.find('=') + 1);
   }
@@ -97,11 +100,12 @@ int main(int argc, char** argv) {
       ++checked;
       const bool unreadable_expected = expected->second.unreadable_at.count(capability) > 0;
       try {
-        const std::vector<KernelCode> kernels =
-            read_kernels(cuobjdump, nvdisasm_dir, library, capability, reference->second);
+        const BuildCode build = read_kernels(tools, library, capability, reference->second);
+        const std::vector<KernelCode>& kernels = build.kernels;
         const bool shared = std::any_of(kernels.begin(), kernels.end(), uses_shared_memory);
         const bool in_double = std::any_of(kernels.begin(), kernels.end(), computes_on_floats_in_double);
-        const bool from_ptx = !kernels.empty() && kernels.front().from_ptx;
+        // No build holds machine code for 10.0: there the PTX is compiled, for the GPU itself.
+        const bool from_ptx = build.code.ptx && build.machine == capability;
         const bool right = !unreadable_expected && shared == expected->second.shared &&
                            in_double == expected->second.in_double && !kernels.empty() &&
                            from_ptx == (capability == 100);

@@ -1,6 +1,6 @@
 // Reading kernels from cuobjdump's listings (machine_code.hpp), on listings
 // written as cuobjdump 13 prints them. machine_code_builds.cpp reads the
-// labs' own builds with the real tool.
+// labs' own builds with the real tools, PTX compiled by ptxas included.
 #include "memlab/grading/machine_code.hpp"
 
 #include "memlab/grading/catch2.hpp"
@@ -34,40 +34,6 @@ const char* const kSass =
     "        /*0020*/                   F2F.F64.F32 R8, R5 ;                   /* 0x0000000500087310 */\n"
     "        /*0030*/                   EXIT ;                                 /* 0x000000000000794d */\n";
 
-const char* const kPtx =
-    ".version 9.0\n"
-    ".target sm_90\n"
-    ".extern .shared .align 16 .b8 tiles[];\n"
-    ".func  (.param .b32 func_retval0) _Z6helperf(\n"
-    ".param .b32 _Z6helperf_param_0\n"
-    ")\n"
-    "{\n"
-    ".reg .f32 %f<3>;\n"
-    "ld.param.f32 %f1, [_Z6helperf_param_0];\n"
-    "st.param.f32 [func_retval0+0], %f1;\n"
-    "ret;\n"
-    "}\n"
-    ".visible .entry _ZN4lab419matmul_tiled_kernelEPKfS1_Pfi(\n"
-    ".param .u64 _ZN4lab419matmul_tiled_kernelEPKfS1_Pfi_param_0\n"
-    ")\n"
-    "{\n"
-    ".reg .pred %p<12>;\n"
-    ".shared .align 4 .b8 _ZZN4lab419matmul_tiled_kernelEPKfS1_PfiE6a_tile[1024];\n"
-    ".loc\t1 51 3\n"
-    "@%p1 bra $L__BB1_7;\n"
-    "$L__BB1_7:\n"
-    "st.shared.f32 [%r6], %f1;\n"
-    "ld.shared.f32 %f2, [%r6]; // a comment { with a brace\n"
-    "}\n"
-    ".visible .entry _ZN3lab315sums_kernelEPKfPf(\n"
-    ".param .u64 _ZN3lab315sums_kernelEPKfPf_param_0\n"
-    ")\n"
-    "{\n"
-    "ld.global.nc.f32 %f1, [%rd4];\n"
-    "cvt.f64.f32 %fd1, %f1;\n"
-    "add.rn.f64 %fd2, %fd2, %fd1;\n"
-    "}\n";
-
 }  // namespace
 
 TEST_CASE("the code a GPU runs is chosen as the driver chooses it") {
@@ -100,25 +66,20 @@ TEST_CASE("machine code is read kernel by kernel, predicates skipped") {
 
 TEST_CASE("shared memory is used when data goes in and comes back out") {
   // LDSM is shared memory (ldmatrix), LDGSTS an asynchronous copy into it; LDL (local) and LDG (global) are not.
-  CHECK(uses_shared_memory(KernelCode{"k", {"LDGSTS.E.BYPASS.128", "LDSM.16.M88.4"}, false}));
-  CHECK(uses_shared_memory(KernelCode{"k", {"STS.128", "BAR.SYNC.DEFER_BLOCKING", "LDS.U8"}, false}));
-  CHECK(uses_shared_memory(KernelCode{"k", {"ATOMS.ADD"}, false}));
-  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDL.64", "LDG.E.CONSTANT", "STL", "LDC"}, false}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"LDGSTS.E.BYPASS.128", "LDSM.16.M88.4"}}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"STS.128", "BAR.SYNC.DEFER_BLOCKING", "LDS.U8"}}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"ATOMS.ADD"}}));
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDL.64", "LDG.E.CONSTANT", "STL", "LDC"}}));
   // A lone store (a flag written, red team 12) or a lone load is not staging data.
-  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"STS", "LDG.E", "FFMA"}, false}));
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"STS", "LDG.E", "FFMA"}}));
   // Read back through a generic address, which may be the tile (red team 13's fair file).
-  CHECK(uses_shared_memory(KernelCode{"k", {"STS.64", "LD.E.64", "DFMA"}, false}));
-  CHECK(uses_shared_memory(KernelCode{"k", {"st.shared.f64", "ld.f64"}, true}));
-  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"st.shared.f64", "ld.global.nc.f64", "ld.param.u64"}, true}));
-  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDS", "LDG.E", "FFMA"}, false}));
-  // In PTX, converting or testing an address is not a use of shared memory (red team 12).
-  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"cvta.to.shared.u64", "isspacep.shared", ".shared", "ld.global.f32"}, true}));
-  CHECK(uses_shared_memory(KernelCode{"k", {"cp.async.ca.shared.global", "ld.shared.v4.f32"}, true}));
+  CHECK(uses_shared_memory(KernelCode{"k", {"STS.64", "LD.E.64", "DFMA"}}));
+  CHECK_FALSE(uses_shared_memory(KernelCode{"k", {"LDS", "LDG.E", "FFMA"}}));
 }
 
 TEST_CASE("floats computed on in double are told by the kernel's signature and its arithmetic") {
   const auto kernel = [](const char* name, std::vector<std::string> operations) {
-    return KernelCode{name, std::move(operations), false};
+    return KernelCode{name, std::move(operations)};
   };
   // lab3::row_sums_kernel(float const*, float*, unsigned long, unsigned long)
   const char* const float_kernel = "_ZN4lab315row_sums_kernelEPKfPfmm";
@@ -140,90 +101,24 @@ TEST_CASE("floats computed on in double are told by the kernel's signature and i
   CHECK_FALSE(computes_on_floats_in_double(kernel("row_sums", {"LDG.E", "FADD"})));
   // Products in double add nothing up: CUDA's sinf reduces a large argument so (red team 13).
   CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"I2F.F64.S64", "DMUL", "F2F.F32.F64", "FADD"})));
-  CHECK_FALSE(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.rn.f64.s64", "mul.f64"}, true}));
   // atomicAdd on a double (a __device__ global: no double parameter) adds up in double.
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "F2F.F64.F32", "RED.E.ADD.F64.RN.STRONG.GPU"})));
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "F2F.F64.F32", "REDG.E.ADD.F64.RN.STRONG.GPU"})));
-  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.f64.f32", "red.global.add.f64"}, true}));
-  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"atom.global.add.f64"}, true}));
   // The tensor cores and the bulk copy unit add in double too (red team 14).
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "DMMA.8x8x4"})));
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"UBLKRED.G.S.ADD.F64.RN"})));
-  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"}, true}));
-  CHECK(computes_on_floats_in_double(
-      KernelCode{float_kernel, {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64"}, true}));
-  CHECK_FALSE(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f64", "mov.f64", "cvt.rn.f32.f64"}, true}));
-  // A division in double is DFMAs in machine code: read alike from PTX (red team 15).
-  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"cvt.f64.f32", "div.rn.f64"}, true}));
-  CHECK(computes_on_floats_in_double(KernelCode{float_kernel, {"ld.global.f32", "add.rn.f64"}, true}));
+  CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E.64", "MOV", "F2F.F32.F64"})));
 }
 
 TEST_CASE("an operation is told by its name, not by a prefix of it") {
   // F2F.F32.F64 narrows; it does not widen.
-  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F32.F64", "LDG.E.64", "STG.E"}, false}));
-}
-
-TEST_CASE("PTX written in inline assembly is read statement by statement") {
-  // Two statements on one line, and an assembly block's braces (red team 12).
-  const std::vector<KernelCode> kernels = parse_ptx(
-      ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\n"
-      "mov.b64 %fd36, %fd36; add.f64 %fd36, %fd36, %fd9;\n"
-      "{ .reg .f64 t; fma.rn.f64 t, %fd1, %fd2, %fd3; }\n"
-      "{ $Lsum: add.rn.f64 %fd1, %fd2, %fd3; }\n"  // a label before the statement (red team 14)
-      "}\n");
-  REQUIRE(kernels.size() == 1);
-  CHECK(kernels[0].operations == std::vector<std::string>{"mov.b64", "add.f64", ".reg", "fma.rn.f64", "add.rn.f64"});
-  CHECK(computes_on_floats_in_double(kernels[0]));
+  CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F32.F64", "LDG.E.64", "STG.E"}}));
 }
 
 TEST_CASE("a kernel name of any length is read") {
   // A 150,000-character name crashed a regular expression's recursion (red team 12).
   const std::string name = "_Z" + std::to_string(150000) + std::string(150000, 'k') + "v";
-  const std::vector<KernelCode> kernels =
-      parse_ptx(".visible .entry " + name + "(\n)\n{\nret;\n}\n");
-  REQUIRE(kernels.size() == 1);
-  CHECK(kernels[0].name == name);
   CHECK(parse_sass("\t\tFunction : " + name + "\n        /*0000*/  EXIT ;  /* 0x0 */\n").at(0).name == name);
-}
-
-TEST_CASE("PTX is read function by function, declarations kept and comments dropped") {
-  const std::vector<KernelCode> kernels = parse_ptx(kPtx);
-  REQUIRE(kernels.size() == 2);  // kernels only: a device function is read into those that call it
-  CHECK(kernels[0].name == "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi");
-  CHECK(kernels[0].operations ==
-        std::vector<std::string>{".reg", ".shared", ".loc", "bra", "st.shared.f32", "ld.shared.f32"});
-  CHECK(kernels[1].operations == std::vector<std::string>{"ld.global.nc.f32", "cvt.f64.f32", "add.rn.f64"});
-  CHECK(uses_shared_memory(kernels[0]));
-  CHECK_FALSE(uses_shared_memory(kernels[1]));
-  CHECK(computes_on_floats_in_double(kernels[1]));
-  CHECK_FALSE(computes_on_floats_in_double(kernels[0]));
-}
-
-TEST_CASE("a kernel's PTX includes the device functions it calls, however far down") {
-  // Red team 13: a __noinline__ helper adding in double, and tile helpers that only store or only
-  // load, each apart from the kernel that calls it; PTX spreads a call over several lines.
-  const std::vector<KernelCode> kernels = parse_ptx(
-      ".func (.param .b64 func_retval0) _Z4wided\n(\n.param .b64 p0\n)\n;\n"  // declared ahead, defined below
-      ".func _Z5storev()\n{\nst.shared.f32 [%r1], %f1;\ncall.uni \n_Z4wided, \n(\nparam0\n);\nret;\n}\n"
-      ".func _Z4loadv()\n{\nld.shared.f32 %f1, [%r1];\nret;\n}\n"
-      ".func _Z6unusedv()\n{\nld.shared.f32 %f1, [%r1];\nret;\n}\n"
-      ".func (.param .b64 func_retval0) _Z4wided(\n.param .b64 p0\n)\n{\nadd.f64 %fd1, %fd1, %fd2;\nret;\n}\n"
-      ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\n"
-      "{ // callseq 0, 0\ncall.uni (retval0), \n_Z5storev, \n(\n);\n}\n"
-      "call.uni _Z4loadv, ();\nret;\n}\n"
-      ".visible .entry _Z1gPKfPf(\n.param .u64 p\n)\n{\nst.shared.f32 [%r1], %f1;\nret;\n}\n");
-  REQUIRE(kernels.size() == 2);
-  CHECK(uses_shared_memory(kernels[0]));
-  CHECK(computes_on_floats_in_double(kernels[0]));  // through _Z5storev, then _Z4wided
-  CHECK_FALSE(uses_shared_memory(kernels[1]));       // it calls nothing: _Z6unusedv is not its
-  CHECK_FALSE(computes_on_floats_in_double(kernels[1]));
-  // A call through a pointer may reach any function.
-  const std::vector<KernelCode> indirect = parse_ptx(
-      ".func _Z4loadv()\n{\nld.shared.f32 %f1, [%r1];\nret;\n}\n"
-      ".visible .entry _Z1kPKfPf(\n.param .u64 p\n)\n{\nst.shared.f32 [%r1], %f1;\n"
-      "call (retval0), %rd5, (param0), prototype_0;\nret;\n}\n");
-  REQUIRE(indirect.size() == 1);
-  CHECK(uses_shared_memory(indirect[0]));
 }
 
 TEST_CASE("kernel names read as the source wrote them") {
@@ -233,10 +128,16 @@ TEST_CASE("kernel names read as the source wrote them") {
 }
 
 TEST_CASE("a build that cannot be read says why") {
-  CHECK_THROWS_AS(read_kernels("", "", "lib.so", 90), MachineCodeUnreadable);
-  CHECK_THROWS_AS(read_kernels("/nonexistent/cuobjdump", "", "lib.so", 90), MachineCodeUnreadable);
+  const auto tools = [](const char* cuobjdump) { return CodeTools{cuobjdump, "", ""}; };
+  CHECK_THROWS_AS(read_kernels(tools(""), "lib.so", 90), MachineCodeUnreadable);
+  CHECK_THROWS_AS(read_kernels(tools("/nonexistent/cuobjdump"), "lib.so", 90), MachineCodeUnreadable);
   // A tool that fails (false exits 1) is a failure to read, never an empty build.
-  CHECK_THROWS_AS(read_kernels("/bin/false", "", "lib.so", 90), MachineCodeUnreadable);
+  CHECK_THROWS_AS(read_kernels(tools("/bin/false"), "lib.so", 90), MachineCodeUnreadable);
   // One that lists nothing: no code for this GPU, never "no kernels".
-  CHECK_THROWS_AS(read_kernels("/bin/true", "", "lib.so", 90), MachineCodeUnreadable);
+  CHECK_THROWS_AS(read_kernels(tools("/bin/true"), "lib.so", 90), MachineCodeUnreadable);
+}
+
+TEST_CASE("where the kernels were read from is said plainly") {
+  CHECK(BuildCode{Code{false, 90}, 90, {}}.description() == "its sm_90 machine code");
+  CHECK(BuildCode{Code{true, 90}, 100, {}}.description() == "its compute_90 PTX, compiled for sm_100 with ptxas");
 }

@@ -13,7 +13,7 @@ capabilities 7.5, 8.9, 9.0 and 10.0) against the reference's, kept the same way:
 they must read as machine_code_builds expects (its kExpected). The decoy file's
 library must read otherwise, or the test has lost its reason.
 
-    students_builds_test.py --build BUILD --reader machine_code_builds --cuobjdump PATH [--nvdisasm-dir DIR]
+    students_builds_test.py --build BUILD --reader machine_code_builds --cuobjdump PATH [--nvdisasm-dir DIR] --ptxas PATH
 
 Exits 77 (skipped) without a cuobjdump or the labs' kits.
 """
@@ -35,7 +35,9 @@ FILES = {
              "lab3_noinline_double_helper": "round13/lab3/01-trick_noinline_double_helper/precision.cu",
              "lab3_extern_c_in_double": "round13/lab3/04-trick_extern_c_kernel_in_double/precision.cu",
              "lab3_decoy_swallows_real": "round13/lab3/05-trick_decoy_fatbin_swallows_real/precision.cu",
-             "lab3_fair_sinf": "round13/lab3/06-fair_sinf_in_a_float_kernel/precision.cu"},
+             "lab3_fair_sinf": "round13/lab3/06-fair_sinf_in_a_float_kernel/precision.cu",
+             "lab3_ptx_spelled_to_mislead":
+                 "round15/lab3/08-trick_ptx_spelled_to_mislead_a_text_reader/precision.cu"},
     "lab4": {"lab4_trick_tiled_kernel_never_called": "round6/lab4/09-trick_no_shared_memory/matmul.cu",
              "lab4_one_shared_store": "round12/lab4/01-trick_naive_with_one_shared_store/matmul.cu",
              "lab4_fair_noinline_tile_helpers": "round13/lab4/03-fair_noinline_tile_helpers/matmul.cu"},
@@ -68,11 +70,12 @@ def main() -> int:
     parser.add_argument("--reader", required=True, help="the machine_code_builds program")
     parser.add_argument("--cuobjdump", default="")
     parser.add_argument("--nvdisasm-dir", default="")
+    parser.add_argument("--ptxas", default="")
     args = parser.parse_args()
     if not args.cuobjdump:
         print("skipped: no cuobjdump was found when the project was configured (scripts/bootstrap.sh --machine-code)")
         return 77
-    reader = [args.reader, args.cuobjdump, args.nvdisasm_dir]
+    reader = [args.reader, args.cuobjdump, args.nvdisasm_dir, args.ptxas]
     failures = 0
     with tempfile.TemporaryDirectory(prefix="students-builds-") as work:
         for lab, files in FILES.items():

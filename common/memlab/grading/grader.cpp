@@ -95,12 +95,12 @@ const StudentCode& student_code() {
       // library cannot stand in for (red team 13); make labN reads the library,
       // whose code files it counts against the reference's, built the same way.
       const bool kept = !context().student_code.empty();
-      read.kernels = read_kernels(MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR,
-                                  kept ? context().student_code : context().student_library, capability,
-                                  kept ? std::string() : context().reference_library);
-      const bool ptx = !read.kernels.empty() && read.kernels.front().from_ptx;
-      read.read_as = format_text("read from its %s for this GPU (compute capability %d.%d) with cuobjdump",
-                                 ptx ? "PTX" : "machine code", capability / 10, capability % 10);
+      const BuildCode build = read_kernels({MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, MEMLAB_PTXAS},
+                                           kept ? context().student_code : context().student_library, capability,
+                                           kept ? std::string() : context().reference_library);
+      read.kernels = build.kernels;
+      read.read_as = format_text("read from %s for this GPU (compute capability %d.%d) with cuobjdump",
+                                 build.description().c_str(), capability / 10, capability % 10);
     } catch (const MachineCodeUnreadable& error) {
       read.unreadable = error.what();
     }

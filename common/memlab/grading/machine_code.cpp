@@ -14,8 +14,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <iterator>
 #include <memory>
-#include <set>
 #include <sstream>
 
 extern char** environ;
@@ -35,8 +36,10 @@ struct Finished {
 };
 
 // Runs @p argv (no shell: the library's path is one word whatever it holds)
-// with @p extra_env added, and returns what it printed.
-Finished run(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+// with @p extra_env added, in @p folder ("": this process's), and returns what
+// it printed.
+Finished run(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+             const std::string& folder = "") {
   std::vector<std::string> env_text;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string text = *entry;
@@ -67,6 +70,10 @@ Finished run(const std::vector<std::string>& argv, const std::vector<std::string
     ::dup2(pipe_fds[1], 2);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
+    if (!folder.empty() && ::chdir(folder.c_str()) != 0) {
+      std::fprintf(stderr, "cannot enter %s: %s\n", folder.c_str(), std::strerror(errno));
+      std::_Exit(127);
+    }
     ::execve(args[0], args.data(), env.data());
     std::fprintf(stderr, "cannot start %s: %s\n", args[0], std::strerror(errno));
     std::_Exit(127);
@@ -123,75 +130,30 @@ std::string first_word(const std::string& text) {
   return word;
 }
 
-// The operations of one line of instructions: each statement's first word,
-// after any predicate ("@!P0 BRA"; "@%p1 bra.uni") and any braces of an inline
-// assembly block. PTX written in inline assembly may hold several statements
-// on one line ("mov.b64 %fd1, %fd2; add.f64 %fd1, %fd1, %fd3;").
-void add_operations(const std::string& line, std::vector<std::string>& into) {
-  std::size_t at = 0;
-  while (at < line.size()) {
-    std::size_t end = line.find(';', at);
-    if (end == std::string::npos) end = line.size();
-    std::istringstream words(line.substr(at, end - at));
-    std::string word;
-    while (words >> word && (word == "{" || word == "}")) {
-    }
-    while (!word.empty() && word.front() == '{') word.erase(0, 1);
-    // A label ("$Lsum:") may start a statement; the operation follows it (red team 14).
-    while (!word.empty() && word.back() == ':') {
-      if (!(words >> word)) word.clear();
-    }
-    if (!word.empty() && word[0] == '@') words >> word;
-    while (!word.empty() && (word.back() == ',' || word.back() == '}')) word.pop_back();
-    if (!word.empty()) into.push_back(word);
-    at = end + 1;
+// The operation of one machine instruction ("@!P0 LDS.128 R4, [R3+0x40]" gives
+// "LDS.128"): its first word, after the brace of a dual-issued pair and any
+// predicate.
+std::string operation_of(const std::string& instruction) {
+  std::istringstream words(instruction);
+  std::string word;
+  while (words >> word && word == "{") {
   }
+  if (!word.empty() && word.front() == '{') word.erase(0, 1);
+  if (!word.empty() && word.front() == '@') words >> word;
+  return word;
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// The function a PTX call names ("call.uni (retval0), _Z4wideff, (param0);" gives
-// "_Z4wideff"), or "" for a call through a register ("call %rd4, ...").
-std::string callee_of(const std::string& line) {
-  std::size_t at = line.find("call");
-  if (at == std::string::npos) return "";
-  at = line.find_first_of(" \t", at);
-  while (at != std::string::npos && at < line.size()) {
-    at = line.find_first_not_of(" \t,", at);
-    if (at == std::string::npos) return "";
-    if (line[at] == '(') {  // the return values
-      at = line.find(')', at);
-      if (at == std::string::npos) return "";
-      ++at;
-      continue;
-    }
-    std::size_t end = at;
-    while (end < line.size() && line[end] != ',' && line[end] != ';' && line[end] != ' ' && line[end] != '\t') ++end;
-    const std::string name = line.substr(at, end - at);
-    return name.empty() || name[0] == '%' ? "" : name;
-  }
-  return "";
-}
-
-// The name after ".entry" or ".func" (and a ".func"'s return parameter list) on @p line, or "".
-std::string function_opened(const std::string& line) {
-  for (const char* keyword : {".entry", ".func"}) {
-    std::size_t at = line.find(keyword);
-    if (at == std::string::npos) continue;
-    at += std::strlen(keyword);
-    if (at < line.size() && line[at] != ' ' && line[at] != '\t') continue;  // ".function_x" is not it
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
-    if (at < line.size() && line[at] == '(') {  // .func (.param .b32 func_retval0) name(
-      const std::size_t close = line.find(')', at);
-      if (close == std::string::npos) return "";
-      at = close + 1;
-      while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
-    }
-    std::size_t end = at;
-    while (end < line.size() && line[end] != '(' && line[end] != ' ' && line[end] != '\t' && line[end] != ';') ++end;
-    return line.substr(at, end - at);
-  }
-  return "";
+// The architecture of a code file as cuobjdump names it ("matmul.sm_90.ptx",
+// "lab4_api.sm_90a.cubin": 90), or 0.
+int arch_of_file_name(const std::string& name) {
+  const std::size_t sm = name.rfind(".sm_");
+  if (sm == std::string::npos) return 0;
+  std::size_t end = sm + 4;
+  while (end < name.size() && is_digit(name[end])) ++end;
+  if (end == sm + 4 || end - sm - 4 > 4) return 0;
+  return std::stoi(name.substr(sm + 4, end - sm - 4));
 }
 
 bool any_operation(const KernelCode& kernel, bool (*is)(const std::string&)) {
@@ -203,26 +165,6 @@ std::string base_of(const std::string& operation) { return operation.substr(0, o
 
 bool in(const std::string& word, std::initializer_list<const char*> words) {
   return std::any_of(words.begin(), words.end(), [&](const char* w) { return word == w; });
-}
-
-// A PTX operation on the .shared state space that moves data: not an address
-// conversion (cvta.to.shared), a test (isspacep.shared) or a declaration.
-bool ptx_moves_shared(const std::string& operation, bool loads) {
-  if (operation.find(".shared") == std::string::npos) return false;
-  const std::string first = operation.substr(0, operation.find('.'));
-  if (in(first, {"atom", "red"})) return true;  // read, modify, write
-  if (loads) return in(first, {"ld", "ldmatrix", "ldu"});
-  return in(first, {"st", "stmatrix", "cp"});  // cp.async[.bulk] into shared memory
-}
-
-// A PTX load from a generic address: "ld" with no state space (".global",
-// ".shared", ".local", ".param", ".const"): "ld.f32", "ld.volatile.u64".
-bool ptx_loads_generic(const std::string& operation) {
-  if (operation.substr(0, operation.find('.')) != "ld") return false;
-  for (const char* space : {".global", ".shared", ".local", ".param", ".const"}) {
-    if (operation.find(space) != std::string::npos) return false;
-  }
-  return true;
 }
 
 // The parameter list of a demangled kernel name ("(float const*, float*, unsigned long)"), or "".
@@ -249,12 +191,8 @@ CodeList parse_code_list(const std::string& listing) {
     if (!(elf || ptx) || line.size() < suffix.size() || line.compare(line.size() - suffix.size(), suffix.size(), suffix) != 0) {
       continue;
     }
-    const std::size_t sm = line.rfind(".sm_");
-    if (sm == std::string::npos) continue;
-    std::size_t end = sm + 4;
-    while (end < line.size() && is_digit(line[end])) ++end;
-    if (end == sm + 4 || end - sm - 4 > 4) continue;
-    (elf ? list.machine_code : list.ptx).push_back(std::stoi(line.substr(sm + 4, end - sm - 4)));
+    const int arch = arch_of_file_name(line);
+    if (arch != 0) (elf ? list.machine_code : list.ptx).push_back(arch);
   }
   std::sort(list.machine_code.begin(), list.machine_code.end());
   std::sort(list.ptx.begin(), list.ptx.end());
@@ -289,7 +227,7 @@ std::vector<KernelCode> parse_sass(const std::string& text) {
   while (std::getline(lines, line)) {
     const std::size_t function = line.find("Function : ");
     if (function != std::string::npos) {
-      kernels.push_back({first_word(line.substr(function + 11)), {}, false});
+      kernels.push_back({first_word(line.substr(function + 11)), {}});
       continue;
     }
     // "/*" four or more hex digits "*/", then the instruction up to ';'.
@@ -302,83 +240,8 @@ std::vector<KernelCode> parse_sass(const std::string& text) {
     }
     const std::size_t end = line.find(';', close);
     if (end == std::string::npos) continue;
-    add_operations(line.substr(close + 2, end - close - 2), kernels.back().operations);
-  }
-  return kernels;
-}
-
-std::vector<KernelCode> parse_ptx(const std::string& text) {
-  // ".visible .entry _ZN...(" opens a kernel and ".func (...) _Z...(" a device
-  // function the compiler kept apart; each body is "{ ... }". A kernel is
-  // given the operations of every function it calls, directly or not: what a
-  // kernel does must not depend on whether the compiler (or the student's
-  // __noinline__) kept a helper apart (red team 13).
-  struct Function {
-    KernelCode code;
-    bool entry = false;
-    std::vector<std::string> calls;  // names; "" for a call through a pointer (any function)
-  };
-  std::vector<Function> functions;
-  std::string call;  // a call statement read so far
-  int depth = 0;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const std::size_t comment = line.find("//");
-    if (comment != std::string::npos) line.erase(comment);
-    if (depth == 0) {
-      const std::string name = function_opened(line);
-      if (!name.empty()) functions.push_back({{name, {}, true}, line.find(".entry") != std::string::npos, {}});
-    }
-    const int depth_before = depth;
-    for (char c : line) {
-      if (c == '{') ++depth;
-      if (c == '}') depth = std::max(0, depth - 1);
-    }
-    if (functions.empty() || (depth_before == 0 && depth == 0)) continue;
-    if (!call.empty()) {  // a call's statement goes on to its ';' ("call.uni (retval0),\n_Z4wide..., \n(...);")
-      call += " " + line;
-      if (line.find(';') == std::string::npos) continue;
-      functions.back().calls.push_back(callee_of(call));
-      call.clear();
-      continue;
-    }
-    // Declarations (".reg", ".shared ...") are kept too, as operations starting with '.'.
-    std::vector<std::string>& operations = functions.back().code.operations;
-    const std::size_t before = operations.size();
-    add_operations(line, operations);
-    for (std::size_t i = before; i < operations.size(); ++i) {
-      if (operations[i] != "call" && !starts_with(operations[i], "call.")) continue;
-      call = line.substr(line.find("call"));
-      if (call.find(';') != std::string::npos) {
-        functions.back().calls.push_back(callee_of(call));
-        call.clear();
-      }
-      break;
-    }
-  }
-  // A function is declared ahead of its callers (".func ... name;") and defined
-  // later, both under its name: each is taken once, the body from the definition.
-  std::vector<KernelCode> kernels;
-  for (const Function& function : functions) {
-    if (!function.entry) continue;
-    KernelCode kernel = function.code;
-    std::set<const Function*> folded;
-    std::vector<const Function*> pending{&function};
-    while (!pending.empty()) {
-      const Function* caller = pending.back();
-      pending.pop_back();
-      for (const std::string& callee : caller->calls) {
-        for (const Function& other : functions) {  // a call through a pointer may reach any function
-          if (other.entry || (!callee.empty() && other.code.name != callee) || !folded.insert(&other).second) {
-            continue;
-          }
-          kernel.operations.insert(kernel.operations.end(), other.code.operations.begin(), other.code.operations.end());
-          pending.push_back(&other);
-        }
-      }
-    }
-    kernels.push_back(std::move(kernel));
+    const std::string operation = operation_of(line.substr(close + 2, end - close - 2));
+    if (!operation.empty()) kernels.back().operations.push_back(operation);
   }
   return kernels;
 }
@@ -390,10 +253,6 @@ bool uses_shared_memory(const KernelCode& kernel) {
   // time: red team 13's fair file), which the code cannot tell from a global
   // read; such a load counts. (A dead kernel meets the check anyway: it covers
   // the whole build, grader/README.md.)
-  if (kernel.from_ptx) {
-    return any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, true) || ptx_loads_generic(op); }) &&
-           any_operation(kernel, [](const std::string& op) { return ptx_moves_shared(op, false); });
-  }
   return any_operation(kernel, [](const std::string& op) { return in(base_of(op), {"LDS", "LDSM", "ATOMS", "LD"}); }) &&
          any_operation(kernel, [](const std::string& op) {
            return in(base_of(op), {"STS", "STSM", "ATOMS", "LDGSTS", "UBLKCP", "UTMALDG"});
@@ -401,26 +260,18 @@ bool uses_shared_memory(const KernelCode& kernel) {
 }
 
 bool computes_on_floats_in_double(const KernelCode& kernel) {
-  // Adding up in double takes an addition (a fused one counts). Products alone
-  // add nothing up, and CUDA's own float functions (sinf, tanf, j0f, ...)
-  // multiply in double to reduce large arguments (red team 13).
-  // So do the other units that add in double: the tensor cores' DMMA, and any
-  // addition that memory does (atomicAdd on a double, the bulk copy unit's
-  // reductions: RED, ATOM, UBLKRED ... .ADD.F64) (red team 14). A division or a
-  // square root in double is a chain of DFMAs in machine code: PTX's div, rcp
-  // and sqrt .f64 count too, so that every GPU reads a file alike (red team 15).
-  const bool arithmetic = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
-    const std::string first = op.substr(0, op.find('.'));
-    return op.find(".f64") != std::string::npos &&
-           (in(first, {"add", "sub", "fma", "mad", "mma", "wmma", "div", "rcp", "sqrt"}) ||
-            op.find(".add") != std::string::npos);
-  } : +[](const std::string& op) {
+  // Adding up in double takes an addition (a fused one counts; a division or a
+  // square root in double is a chain of DFMAs). Products alone add nothing up,
+  // and CUDA's own float functions (sinf, tanf, j0f, ...) multiply in double to
+  // reduce large arguments (red team 13). So do the other units that add in
+  // double: the tensor cores' DMMA, and any addition that memory does
+  // (atomicAdd on a double, the bulk copy unit's reductions: RED, ATOM,
+  // UBLKRED ... .ADD.F64) (red team 14).
+  const bool arithmetic = any_operation(kernel, [](const std::string& op) {
     return in(base_of(op), {"DADD", "DFMA", "DMMA"}) ||
            (op.find(".F64") != std::string::npos && op.find(".ADD") != std::string::npos);
   });
-  const bool widens = any_operation(kernel, kernel.from_ptx ? +[](const std::string& op) {
-    return starts_with(op, "cvt.") && op.find(".f64.f32") != std::string::npos;
-  } : +[](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
+  const bool widens = any_operation(kernel, [](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
   const std::string parameters = parameters_of(readable_name(kernel.name));
   // A name without a signature (extern "C") could hide float parameters: its
   // kernel is taken as one of float data (red team 13: widened without F2F).
@@ -439,21 +290,58 @@ std::string readable_name(const std::string& mangled) {
   return status == 0 && name ? std::string(name.get()) : mangled;
 }
 
-std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::string& nvdisasm_dir,
-                                     const std::string& library, int capability, const std::string& reference) {
-  if (cuobjdump.empty() || ::access(cuobjdump.c_str(), X_OK) != 0) {
-    throw MachineCodeUnreadable("cuobjdump (part of the CUDA toolkit, beside nvcc) is not installed here" +
-                                (cuobjdump.empty() ? std::string() : " (" + cuobjdump + ")"));
+std::string BuildCode::description() const {
+  if (!code.ptx) return "its " + code.name() + " machine code";
+  return "its " + code.name() + " PTX, compiled for sm_" + std::to_string(machine) + " with ptxas";
+}
+
+namespace {
+
+// A folder of this process's own for the files of one reading, removed with it.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/memlab-code-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw MachineCodeUnreadable("cannot make a folder for the build's PTX (" + pattern + "): " + std::strerror(errno));
+    }
+    path_ = pattern;
   }
+  ~ScratchFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void require_tool(const std::string& path, const std::string& what) {
+  if (path.empty() || ::access(path.c_str(), X_OK) != 0) {
+    throw MachineCodeUnreadable(what + " (part of the CUDA toolkit, beside nvcc) is not installed here" +
+                                (path.empty() ? std::string() : " (" + path + ")"));
+  }
+}
+
+}  // namespace
+
+BuildCode read_kernels(const CodeTools& tools, const std::string& library, int capability, const std::string& reference) {
+  require_tool(tools.cuobjdump, "cuobjdump");
   std::vector<std::string> env;
-  if (!nvdisasm_dir.empty()) env.push_back("NVDISASM_PATH=" + nvdisasm_dir);
+  if (!tools.nvdisasm_dir.empty()) env.push_back("NVDISASM_PATH=" + tools.nvdisasm_dir);
   const auto list = [&](const std::string& path) {
-    const Finished listed = run({cuobjdump, "-lelf", "-lptx", path}, env);
+    const Finished listed = run({tools.cuobjdump, "-lelf", "-lptx", path}, env);
     if (listed.status != 0) throw MachineCodeUnreadable("cuobjdump could not list " + path + ": " + tail(listed.output));
     return parse_code_list(listed.output);
   };
   const CodeList codes = list(library);
-  const Code code = code_for(codes, capability);
+  BuildCode build;
+  build.code = code_for(codes, capability);
+  const Code& code = build.code;
   if (!code) {
     throw MachineCodeUnreadable("the build holds no code for compute capability " + std::to_string(capability / 10) +
                                 "." + std::to_string(capability % 10));
@@ -470,10 +358,56 @@ std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::st
                                   ": code the compiler did not put there");
     }
   }
-  const std::string arch = "sm_" + std::to_string(code.arch);  // cuobjdump's -arch names PTX this way too
-  const Finished read = run({cuobjdump, code.ptx ? "-ptx" : "-sass", "-arch", arch, library}, env);
-  if (read.status != 0) throw MachineCodeUnreadable("cuobjdump could not read " + library + ": " + tail(read.output));
-  return code.ptx ? parse_ptx(read.output) : parse_sass(read.output);
+  const auto read_machine_code = [&](const std::vector<std::string>& what) {
+    std::vector<std::string> argv{tools.cuobjdump, "-sass"};
+    argv.insert(argv.end(), what.begin(), what.end());
+    const Finished read = run(argv, env);
+    if (read.status != 0) throw MachineCodeUnreadable("cuobjdump could not read " + what.back() + ": " + tail(read.output));
+    std::vector<KernelCode> kernels = parse_sass(read.output);
+    build.kernels.insert(build.kernels.end(), std::make_move_iterator(kernels.begin()),
+                         std::make_move_iterator(kernels.end()));
+  };
+  build.machine = code.arch;
+  if (!code.ptx) {
+    read_machine_code({"-arch", code.name(), library});
+    return build;
+  }
+
+  // PTX: the machine code ptxas makes of it, as the driver would when loading it.
+  require_tool(tools.ptxas, "ptxas");
+  const ScratchFolder scratch;
+  const std::string whole_path = std::filesystem::absolute(library).string();
+  const Finished extracted = run({tools.cuobjdump, "-xptx", "all", whole_path}, env, scratch.path());
+  if (extracted.status != 0) {
+    throw MachineCodeUnreadable("cuobjdump could not extract the PTX of " + library + ": " + tail(extracted.output));
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(scratch.path())) {
+    if (arch_of_file_name(entry.path().filename().string()) == code.arch) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (static_cast<int>(files.size()) != files_of(codes, code)) {
+    throw MachineCodeUnreadable("cuobjdump extracted " + files_text(static_cast<int>(files.size())) + " of " + code.name() +
+                                " PTX from a build that lists " + files_text(files_of(codes, code)));
+  }
+  build.machine = capability;
+  for (const std::string& ptx : files) {
+    const std::string cubin = ptx + ".cubin";
+    const auto compile = [&](int arch) {
+      return run({tools.ptxas, "-arch=sm_" + std::to_string(arch), "-m64", ptx, "-o", cubin}, {});
+    };
+    Finished compiled = compile(build.machine);
+    if (compiled.status != 0 && build.machine != code.arch && compiled.output.find("gpu-name") != std::string::npos) {
+      build.machine = code.arch;  // a GPU newer than this ptxas: the PTX's own architecture
+      compiled = compile(build.machine);
+    }
+    if (compiled.status != 0) {
+      throw MachineCodeUnreadable("ptxas could not compile the build's " + code.name() + " PTX for sm_" +
+                                  std::to_string(build.machine) + ": " + tail(compiled.output));
+    }
+    read_machine_code({cubin});
+  }
+  return build;
 }
 
 }  // namespace memlab::grading

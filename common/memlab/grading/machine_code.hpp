@@ -9,11 +9,14 @@
 /// loads and stores, and one that adds floats up in double converts them.
 ///
 /// The grader reads the student's build with NVIDIA's `cuobjdump` (it comes
-/// with nvcc) in its own process, never in the student's: the machine code for
-/// the GPU it grades on (what that GPU runs), or the PTX the driver would
-/// compile when the build holds none for it. What this sees is the code nvcc
-/// compiled from the student's file; what a process loads at run time is out
-/// of its view (grader/README.md, "What the grader cannot see").
+/// with nvcc) in its own process, never in the student's, and always reads
+/// machine code: the build's own for the GPU it grades on, or, where the build
+/// holds only PTX for it (a Blackwell GPU and a build for Turing to Hopper),
+/// the machine code `ptxas` makes of that PTX for the GPU, as the driver does
+/// when it loads it. One reader for every GPU: PTX text is not read, so a
+/// spelling that ptxas accepts cannot mislead it (red team 15). What this sees
+/// is the code nvcc compiled from the student's file; what a process loads at
+/// run time is out of its view (grader/README.md, "What the grader cannot see").
 #pragma once
 
 #include <stdexcept>
@@ -23,13 +26,12 @@
 namespace memlab::grading {
 
 /// One kernel as the GPU would run it: its name as compiled (mangled) and the
-/// operation of each instruction, modifiers included ("LDS.128",
-/// "F2F.F64.F32"; from PTX, "ld.shared.f32", "cvt.f64.f32"), those of the
-/// device functions it calls included.
+/// operation of each machine instruction, modifiers included ("LDS.128",
+/// "F2F.F64.F32"). The device functions a kernel calls are part of its code
+/// (nvcc compiles each kernel with the functions it calls).
 struct KernelCode {
-  std::string name;                   ///< e.g. "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi"
+  std::string name;                     ///< e.g. "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi"
   std::vector<std::string> operations;  ///< one per instruction, in order
-  bool from_ptx = false;              ///< read from PTX (the GPU would compile it) rather than machine code
 };
 
 /// The codes a build holds, as `cuobjdump -lelf -lptx` lists them: the
@@ -65,44 +67,54 @@ int files_of(const CodeList& list, Code code);
 
 /// The kernels in the output of `cuobjdump -sass` (one architecture's).
 std::vector<KernelCode> parse_sass(const std::string& text);
-/// The kernels in the output of `cuobjdump -ptx` (one architecture's), each
-/// with the operations of the functions (.func) it calls, directly or not; a
-/// call through a pointer may reach any function of the file.
-std::vector<KernelCode> parse_ptx(const std::string& text);
 
 /// Whether @p kernel stages data in shared memory: it both writes there (STS,
-/// STSM, LDGSTS, the tensor memory accelerator's copies; st/cp .shared) and
-/// reads from there (LDS, LDSM; ld/ldmatrix .shared; or a load from a generic
-/// address, LD or ld, which may be the tile), or uses shared atomics.
-/// An address conversion or a test of one (cvta, isspacep) is not a use.
+/// STSM, LDGSTS, the tensor memory accelerator's copies) and reads from there
+/// (LDS, LDSM, or a load from a generic address, LD, which may be the tile),
+/// or uses shared atomics. An address conversion is not a use.
 bool uses_shared_memory(const KernelCode& kernel);
 /// Whether @p kernel adds floats up in double: it adds in double (DADD, DFMA,
-/// atomic additions; add, sub, fma, mad, atom/red.add .f64, and div, rcp, sqrt .f64,
-/// which machine code computes with DFMAs; a product alone adds nothing up, and CUDA's float
+/// DMMA, atomic additions; a product alone adds nothing up, and CUDA's float
 /// functions multiply in double) and takes float parameters or no double ones
 /// (its signature, from its mangled name; a name without one, extern "C", is
 /// taken as float data), or it takes both floats and doubles (a conversion).
-/// A float converted for printf is not it. From PTX, a kernel's operations
-/// include those of the device functions it calls.
+/// A float converted for printf is not it.
 bool computes_on_floats_in_double(const KernelCode& kernel);
 
 /// A kernel's name as people read it ("lab4::matmul_tiled_kernel(float const*, ...)").
 std::string readable_name(const std::string& mangled);
 
-/// The build could not be read (cuobjdump missing, failed, or timed out).
+/// The build could not be read (a tool missing, failed, or timed out).
 class MachineCodeUnreadable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
+/// The CUDA toolkit's tools that read a build (cmake/MachineCodeTools.cmake).
+struct CodeTools {
+  std::string cuobjdump;     ///< lists and reads a build; "" when not installed
+  std::string nvdisasm_dir;  ///< the folder of the nvdisasm cuobjdump calls; "" for the one beside it
+  std::string ptxas;         ///< compiles a build's PTX for a GPU it holds no machine code for
+};
+
+/// The kernels a GPU runs from a build, and where they were read from.
+struct BuildCode {
+  Code code;         ///< the build's code that the GPU runs (machine code, or PTX)
+  int machine = 0;   ///< the machine code read: code.arch, or what ptxas compiled PTX for (90 for sm_90)
+  std::vector<KernelCode> kernels;
+  /// "its sm_90 machine code", or "its compute_90 PTX, compiled for sm_100 with ptxas".
+  std::string description() const;
+};
+
 /// The kernels of @p library that a GPU of compute capability @p capability
-/// runs, read with @p cuobjdump (nvdisasm, which it calls for machine code,
-/// taken from @p nvdisasm_dir when not empty). With a @p reference build
+/// runs, as machine code. From PTX, ptxas compiles for the GPU, or for the
+/// PTX's own architecture where this ptxas does not know the GPU (the kinds of
+/// instruction the checks look for are the same). With a @p reference build
 /// compiled by the very same command (nvcc's link and CMake's host link put
 /// different numbers of files in a library), the library must hold as many
-/// files of that code as the reference does: more is code placed in it by hand. Throws
-/// MachineCodeUnreadable.
-std::vector<KernelCode> read_kernels(const std::string& cuobjdump, const std::string& nvdisasm_dir,
-                                     const std::string& library, int capability, const std::string& reference = "");
+/// files of that code as the reference does: more is code placed in it by
+/// hand. Throws MachineCodeUnreadable.
+BuildCode read_kernels(const CodeTools& tools, const std::string& library, int capability,
+                       const std::string& reference = "");
 
 }  // namespace memlab::grading
