@@ -274,19 +274,21 @@ LABS = {
 # with what a correct grader gives each; graded after the lab's own entries.
 RED_TEAM = {
     "lab1": [
-        ("01-mitm_fake_pings_slow_kernel", Expect("graded", points={"step1.speed": 0}, total=(0, 80))),
+        # Names pasted together by a macro (fork, execl, dlopen, dlsym): the scan's second look, at the
+        # preprocessed lines, names them before anything runs (since session 10; the defences they
+        # met at run time are host-tested: test_sandbox, cgroup_test).
+        ("01-mitm_fake_pings_slow_kernel", Expect("forbidden API", total=(0, 0))),
         # Its timer's SIGCONT, once discarded by a stop, may never come again: then it is 02b.
         ("02-sigcont_timer_freeze_escape", Expect("ran while stopped|graded", points={"step1.speed": 0},
                                                   total=(0, 80))),
         ("02b-control_no_sigcont_timer", Expect("graded", points={"step1.speed": 0}, total=(80, 80))),
         ("03-hog_memory_skips_2p31_check", Expect("timed out|graded", points={"step1.correct": 0}, total=(0, 20))),
         ("04-mitm_forged_step2_events", Expect("graded", points={"step2.timer": 0}, total=(0, 50))),
-        ("05-freeze_escape_hopper", Expect("graded|crashed|ran while stopped", points={"step1.speed": 0},
-                                           total=(0, 30))),
+        ("05-freeze_escape_hopper", Expect("forbidden API", total=(0, 0))),
         ("06-fair_timer_syncs_first", FULL),
         ("08-fair_footprints_on_the_bounds", FULL),
-        ("09-borrow_reference_by_search", Expect("graded", total=(0, 0))),
-        ("10-early_reply_hidden_in_freeze", Expect("graded", points={"step1.speed": 0}, total=(0, 80))),
+        ("09-borrow_reference_by_search", Expect("forbidden API", total=(0, 0))),
+        ("10-early_reply_hidden_in_freeze", Expect("forbidden API", total=(0, 0))),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.
@@ -357,9 +359,8 @@ RED_TEAM = {
         ("round7/02-trick_warp_truncated_horner", Expect("graded", points={"step3.correct": 0}, total=(60, 60))),
         ("round7/03-subtle_double_int_offset", Expect("GPU error", points={"step1.correct": 0}, total=(0, 80))),
     ],
-    # An honest grader measured this student at 87.13 (run 17); it cannot earn more.
     "lab4": [
-        ("11-mitm_fake_pings_all_naive", Expect("graded|timed out", total=(0, 88))),
+        ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1
         # Padding is slower on the H100 (step 2 at 1.32x in run 49): a little of step 2's speed points.
         ("round6/10-fair_padded_tiles", Expect("graded", total=(95, 100))),
         ("round6/11-subtle_missing_second_barrier", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
@@ -373,8 +374,8 @@ RED_TEAM = {
         ("round13/03-fair_noinline_tile_helpers", Expect("graded", points={"step2.correct": 15}, total=(55, 100))),
     ],
     "lab5": [
-        ("21-mitm_fake_pings_thread_per_row", Expect("graded", points={"step4.speed": 0}, total=(0, 80))),
-        ("22-early_reply_hidden_in_freeze", Expect("graded|timed out", points={"step4.speed": 0}, total=(0, 80))),
+        ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1
+        ("22-early_reply_hidden_in_freeze", Expect("forbidden API", total=(0, 0))),
         ("round6/13-fair_column_major_split_atomic", FULL),
         # Round 12: alpha and beta staged in shared memory, x read from global memory: the check
         # is met by the letter (grader/README.md says so).

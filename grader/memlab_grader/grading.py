@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict
 
 from . import lock, scan
-from .kit import Kit, device_code_of
+from .kit import Kit, device_code_of, preprocessed_of
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import CompileSandbox, Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
@@ -240,7 +240,7 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
     library = os.path.join(stage, f"lib{kit.lab}_student.so")
     dependencies = os.path.join(stage, "dependencies.d")
     log = os.path.join(layout.student_dir(submission.row_folder), "compile.log")
-    finished, kept_device_code = kit.compile(source, library, dependencies, log_path=log,
+    finished, kept = kit.compile(source, library, dependencies, log_path=log,
                                              time_limit=limits.compile_seconds, output_limit=limits.output_bytes,
                                              prefix=confine.words(stage) if confine else ())
     seconds = round(finished.seconds, 2)
@@ -263,9 +263,15 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
     if findings:
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest,
                         compile_seconds=seconds)
-    if not kept_device_code:
-        return _outcome(student, Status.GRADER_ERROR, "nvcc compiled the file but kept no device code for the method "
-                        "checks to read", source_sha256=digest, compile_seconds=seconds)
+    if not kept:
+        return _outcome(student, Status.GRADER_ERROR, "nvcc compiled the file but did not keep its device code and "
+                        "preprocessed text, which the method checks and the scan read", source_sha256=digest,
+                        compile_seconds=seconds)
+    with open(preprocessed_of(library), encoding="utf-8", errors="replace") as handle:
+        findings = scan.scan_preprocessed(handle.read(), source, kit.forbid)
+    if findings:
+        return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (after the preprocessor expanded macros)",
+                        source_sha256=digest, compile_seconds=seconds)
     return _outcome(student, Status.COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
 
 

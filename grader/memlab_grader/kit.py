@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
+from . import scan
 from .sandbox import Finished, run_limited
 
 
@@ -68,12 +69,13 @@ class Kit:
         """Compiles @p source into @p library by compile_command, in the
         library's folder (under @p prefix: a sandbox's words), as run_limited
         runs a program. Returns how the compiler ended, and whether nvcc's own
-        device code for the file was kept, at device_code_of(@p library); the
-        other intermediate files are removed."""
+        device code and preprocessed host code for the file were kept, at
+        device_code_of(@p library) and preprocessed_of(@p library); the other
+        intermediate files are removed."""
         os.makedirs(keep_folder(library), exist_ok=True)
         finished = run_limited(list(prefix) + self.compile_command(source, library, dependencies), log_path=log_path,
                                time_limit=time_limit, output_limit=output_limit, cwd=os.path.dirname(library))
-        return finished, take_device_code(source, library)
+        return finished, take_kept_files(source, library)
 
     def allowed_headers(self) -> List[str]:
         """Headers a submission may include from the course: the lab's own and
@@ -124,6 +126,12 @@ class Kit:
             output = finished.output.decode("utf-8", errors="replace").strip().splitlines()
             raise KitError(f"cannot compile the reference the way students' files are compiled (the log: {log}):\n"
                            + "\n".join(output[-20:]))
+        # The scan's second look must pass the reference, whose lines use the course's macros as students' do.
+        with open(preprocessed_of(library), encoding="utf-8", errors="replace") as handle:
+            findings = scan.scan_preprocessed(handle.read(), self.reference_source, self.forbid)
+        if findings:
+            raise KitError("the scan of preprocessed files reads the reference as forbidden, so it would fail fair "
+                           f"students too: {scan.describe(findings)}")
         return library
 
     def fingerprint(self) -> dict:
@@ -145,15 +153,25 @@ def device_code_of(library: str) -> str:
     return os.path.splitext(library)[0] + ".fatbin"
 
 
-def take_device_code(source: str, library: str) -> bool:
-    """Moves the fatbin nvcc kept for @p source to device_code_of(@p library) and
-    removes the other intermediate files. False when nvcc kept none."""
-    kept = os.path.join(keep_folder(library), os.path.splitext(os.path.basename(source))[0] + ".fatbin")
-    try:
-        os.replace(kept, device_code_of(library))
-        found = True
-    except OSError:
-        found = False
+def preprocessed_of(library: str) -> str:
+    """The host side of the file compiled into @p library as the preprocessor
+    wrote it (nvcc's <file>.cpp4.ii: macros expanded, with line markers): what
+    the scan reads a second time, where no macro hides a name."""
+    return os.path.splitext(library)[0] + ".ii"
+
+
+def take_kept_files(source: str, library: str) -> bool:
+    """Moves what the scan and the method checks read from nvcc's intermediate
+    files for @p source (its fatbin to device_code_of(@p library), its host-side
+    preprocessed text to preprocessed_of(@p library)) and removes the others.
+    False when nvcc kept either not."""
+    stem = os.path.join(keep_folder(library), os.path.splitext(os.path.basename(source))[0])
+    found = True
+    for kept, target in ((stem + ".fatbin", device_code_of(library)), (stem + ".cpp4.ii", preprocessed_of(library))):
+        try:
+            os.replace(kept, target)
+        except OSError:
+            found = False
     shutil.rmtree(keep_folder(library), ignore_errors=True)
     return found
 

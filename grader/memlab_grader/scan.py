@@ -1,11 +1,14 @@
 """Finding what a submission may not use: forbidden libraries, file access,
 other programs, and files of the course other than the lab's headers.
 
-Two looks, because each misses what the other sees:
+Three looks, because each misses what another sees:
   - before compiling, the source with comments and string literals blanked
     out (a comment that mentions cublasSgemm is not a use of it);
-  - after compiling, the compiler's list of every file the source included
-    (an include spelled through a macro is still seen there).
+  - after compiling, the same reading of the file's own lines as the
+    preprocessor wrote them (a name built by token pasting or a macro is
+    spelled out there);
+  - and the compiler's list of every file the source included (an include
+    spelled through a macro is still seen there).
 This is a deterrent that names what it found, not a sandbox: the lab builds are
 also linked with --no-undefined, and every run is a process of its own.
 """
@@ -38,6 +41,12 @@ _FILE_HEADERS = re.compile(
     r"sys/mman\.h|sys/syscall\.h|sys/stat\.h)$")
 
 OTHER_FILES = "including files other than the lab's headers"
+
+# A line directive (#line 5 "x.h", or a marker # 5 "x.h") makes the preprocessor say that
+# the lines after it come from another file: the second look, at the file's own lines after
+# preprocessing (scan_preprocessed), would pass them over. No lab file needs one.
+LINE_DIRECTIVES = "line directives (#line), which hide lines from this check"
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(line\b|[0-9])", re.MULTILINE)
 
 # GPU code a build loads at run time (from a string or bytes of its own) runs kernels that
 # the lab grader's reading of the build's machine code never sees (machine_code.hpp).
@@ -192,6 +201,9 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
         if name.startswith("/") or ".." in name.split("/"):
             findings.append(Finding(OTHER_FILES, name, line))
 
+    for match in _LINE_DIRECTIVE.finditer(with_strings):
+        findings.append(Finding(LINE_DIRECTIVES, "#" + match.group(1), _line_of(with_strings, match.start())))
+
     code = blank_comments_and_literals(source)
     for run in string_contents(source):
         for match in _BY_HAND_DIRECTIVES.finditer(run):
@@ -212,6 +224,35 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
         elif name in _FILE_CALLS and _is_call(code_without_includes, match):
             findings.append(Finding(FILES_AND_PROGRAMS, name, line))
     return findings
+
+
+# "# 12 "/stage/precision.cu" 2": from here the preprocessor's output is that file's line 12.
+_LINE_MARKER = re.compile(r'^#[ \t]*(?:line[ \t]+)?([0-9]+)[ \t]+"((?:[^"\\]|\\.)*)"')
+
+
+def lines_after_preprocessing(preprocessed: str, source: str) -> str:
+    """The lines of @p source (its path as given to the compiler) in the
+    preprocessor's output @p preprocessed, each at its own line number: macros
+    expanded, comments gone; the lines of every other file left out."""
+    lines: dict = {}
+    current, number = "", 0
+    for text in preprocessed.split("\n"):
+        marker = _LINE_MARKER.match(text)
+        if marker:
+            number = int(marker.group(1))
+            current = re.sub(r'\\(.)', r"\1", marker.group(2))
+            continue
+        if current == source and text.strip():
+            lines[number] = lines[number] + " " + text if number in lines else text
+        number += 1
+    return "\n".join(lines.get(line, "") for line in range(1, max(lines, default=0) + 1))
+
+
+def scan_preprocessed(preprocessed: str, source: str, forbidden_libraries: Sequence[str]) -> List[Finding]:
+    """Forbidden uses in the lines of @p source as the preprocessor wrote them
+    into @p preprocessed: what scan_source finds once every macro is expanded
+    (red teams named forbidden calls through token pasting)."""
+    return scan_source(lines_after_preprocessing(preprocessed, source), forbidden_libraries)
 
 
 def _is_call(code: str, match: re.Match) -> bool:

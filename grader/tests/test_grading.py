@@ -93,6 +93,20 @@ class GradesAClass(GraderTestCase):
         statuses = {s: r["status"] for s, r in self.gradebook().items()}
         self.assertEqual(statuses, {"latin": "graded", "hidden": "forbidden API"})
 
+    def test_a_name_pasted_by_a_macro_is_forbidden_after_the_preprocessor(self):
+        # The first look reads the source as written and sees no fopen; the second reads the
+        # file's lines as the preprocessor expanded them (the stand-in nvcc pastes CAT(a, b)).
+        self.submit("pasted", '#define CAT(a, b) a##b\nvoid f() { CAT(fo, pen)("/results.json", "w"); }\n')
+        self.submit("honest", "all fine\n")
+        finished = self.grade()
+        self.assertEqual(finished.returncode, 0, finished.stdout + finished.stderr)
+        rows = self.gradebook()
+        self.assertEqual({s: r["status"] for s, r in rows.items()}, {"pasted": "forbidden API", "honest": "graded"})
+        with open(os.path.join(self.out, "students", "pasted", "feedback.txt"), encoding="utf-8") as handle:
+            feedback = handle.read()
+        self.assertIn("fopen (line 2)", feedback)
+        self.assertIn("after the preprocessor expanded macros", feedback)
+
     def test_no_student_folders_is_bad_input_that_says_why(self):
         finished = self.grade()
         self.assertEqual(finished.returncode, 2, finished.stdout + finished.stderr)

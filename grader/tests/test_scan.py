@@ -1,5 +1,10 @@
 """The forbidden-API scan: what counts as a use, and what does not."""
+import glob
 import os
+import re
+import shutil
+import subprocess
+import tempfile
 import unittest
 
 import helpers  # noqa: F401  (puts grader/ on the path)
@@ -112,6 +117,75 @@ class Scan(unittest.TestCase):
                     if name.endswith(".cu") and name != "seed_bugs.cu":
                         with open(os.path.join(directory, name), encoding="utf-8") as handle:
                             self.assertEqual(names(handle.read()), [], f"{folder}/{lab}/{name}")
+
+
+class Preprocessed(unittest.TestCase):
+    """The second look: the file's own lines after the preprocessor (nvcc's <file>.cpp4.ii)."""
+    SOURCE = "/stage/ab12/vector_add.cu"
+
+    def preprocessed(self, *parts):
+        return "\n".join(parts) + "\n"
+
+    def test_names_pasted_by_a_macro_are_seen(self):
+        # As red team 3 wrote them: RT_JOIN(fo, rk)() is fork() once the macro is expanded.
+        text = self.preprocessed(f'# 0 "{self.SOURCE}"', '# 1 "/usr/include/unistd.h" 1 3 4',
+                                 "extern int fork(void);", f'# 3 "{self.SOURCE}" 2', "",
+                                 'extern "C" int fork() noexcept(true);', "void f() { if (fork() == 0) {} }")
+        self.assertEqual([(f.what, f.name, f.line) for f in scan.scan_preprocessed(text, self.SOURCE, ALL)],
+                         [(scan.FILES_AND_PROGRAMS, "fork", 4), (scan.FILES_AND_PROGRAMS, "fork", 5)])
+
+    def test_only_the_files_own_lines_are_read(self):
+        # Headers declare every forbidden name; only what the file's lines expand to counts.
+        text = self.preprocessed(f'# 1 "{self.SOURCE}"', '# 1 "/usr/include/stdio.h" 1 3 4',
+                                 "extern FILE *fopen(const char *, const char *);", "int dlopen;",
+                                 f'# 2 "{self.SOURCE}" 2', "int main() { return 0; }")
+        self.assertEqual(scan.scan_preprocessed(text, self.SOURCE, ALL), [])
+        self.assertEqual(scan.lines_after_preprocessing(text, self.SOURCE), "\nint main() { return 0; }")
+        # Another file of the same name elsewhere is not the file.
+        self.assertEqual(scan.lines_after_preprocessing(text, "/elsewhere/vector_add.cu"), "")
+
+    def test_a_line_directive_that_would_hide_lines_is_forbidden(self):
+        source = '#line 1 "/usr/include/stdio.h"\nint fopen_count;\n  # 7 "x.h"\n'
+        self.assertEqual(names(source), [(scan.LINE_DIRECTIVES, "#line", 1), (scan.LINE_DIRECTIVES, "#7", 3)])
+        honest = "#pragma unroll 4\n#if 0\n#endif\n#define LINE 3\nint x = LINE; // #line 5\n"
+        self.assertEqual(names(honest), [])
+
+
+    def test_with_the_real_preprocessor_only_pasted_names_are_new(self):
+        # Every skeleton, solution and corpus file, preprocessed by nvcc as grade.py's compile does:
+        # the second look finds nothing in a file the first passes, but in the files that paste names.
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        if not os.access(nvcc, os.X_OK):
+            self.skipTest("no nvcc")
+        pasted = {"lab1/01-mitm_fake_pings_slow_kernel", "lab1/05-freeze_escape_hopper",
+                  "lab1/09-borrow_reference_by_search", "lab1/10-early_reply_hidden_in_freeze",
+                  "lab4/11-mitm_fake_pings_all_naive", "lab5/21-mitm_fake_pings_thread_per_row",
+                  "lab5/22-early_reply_hidden_in_freeze"}
+        source = helpers.SOURCE_DIR
+        files = sorted(glob.glob(os.path.join(source, "labs", "*", "*.cu")) +
+                       glob.glob(os.path.join(source, "solutions", "*", "*.cu")) +
+                       glob.glob(os.path.join(source, "grader", "corpus", "red-team", "**", "lab?", "*", "*.cu"),
+                                 recursive=True))
+        self.assertGreater(len(files), 60)
+        caught = set()
+        with tempfile.TemporaryDirectory() as work:
+            for path in files:
+                if path.endswith("seed_bugs.cu"):
+                    continue
+                lab = re.search(r"[/_]lab([0-9])[/_]", path).group(1)
+                lab_dir = glob.glob(os.path.join(source, "labs", f"lab{lab}_*"))[0]
+                output = os.path.join(work, "file.ii")
+                subprocess.run([nvcc, "-E", "-O3", "-DNDEBUG", "-std=c++17", f"-I{lab_dir}",
+                                f"-I{os.path.join(source, 'common')}", path, "-o", output], check=True)
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    first = {(f.what, f.name) for f in scan.scan_source(handle.read(), ALL)}
+                with open(output, encoding="utf-8", errors="replace") as handle:
+                    second = {(f.what, f.name) for f in scan.scan_preprocessed(handle.read(), path, ALL)}
+                name = "/".join(path.split(os.sep)[-3:-1])
+                if second and not first:
+                    caught.add(name)
+                    self.assertIn(name, pasted, f"{path}: {second}")
+        self.assertEqual(caught, pasted)
 
 
 class Dependencies(unittest.TestCase):

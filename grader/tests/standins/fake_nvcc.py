@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """A stand-in for nvcc in the grader's host tests: the "library" it writes is
 the source itself, which the stand-in grader reads for what to do. Markers in
-the source: FAKE_COMPILE_ERROR, FAKE_COMPILE_HANG, FAKE_INCLUDES_REFERENCE."""
+the source: FAKE_COMPILE_ERROR, FAKE_COMPILE_HANG, FAKE_INCLUDES_REFERENCE.
+With -keep it keeps a "fatbin" (the source) and a preprocessed file: a header's
+lines, then the source's with each CAT(a, b) pasted into ab, as a macro
+`#define CAT(a, b) a##b` would."""
 import os
+import re
 import sys
 import time
 
@@ -31,7 +35,10 @@ with open(deps, "w") as handle:
     handle.write(f"{output} : " + " \\\n    ".join(escaped(path) for path in read) + "\n")
 with open(output, "w", encoding="latin-1") as handle:
     handle.write(text)
-if "-keep-dir" in args:  # nvcc's own device code for the file, as -keep leaves it
-    kept = os.path.join(args[args.index("-keep-dir") + 1], os.path.splitext(os.path.basename(source))[0] + ".fatbin")
-    with open(kept, "w", encoding="latin-1") as handle:
+if "-keep-dir" in args:  # nvcc's own device code and host-side preprocessed text for the file, as -keep leaves them
+    stem = os.path.join(args[args.index("-keep-dir") + 1], os.path.splitext(os.path.basename(source))[0])
+    with open(stem + ".fatbin", "w", encoding="latin-1") as handle:
         handle.write(text)
+    pasted = re.sub(r"CAT\((\w+), *(\w+)\)", r"\1\2", text)
+    with open(stem + ".cpp4.ii", "w", encoding="latin-1") as handle:
+        handle.write(f'# 1 "/usr/include/stdio.h"\nextern FILE *fopen(const char *, const char *);\n# 1 "{source}"\n{pasted}')
