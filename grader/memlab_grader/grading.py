@@ -281,7 +281,10 @@ def _grader_command(kit: Kit, library: str, stage: str, results: str, report: st
                "--call-timeout", f"{call_seconds:g}", "--results", results, "--report", report,
                "--output-dir", os.path.join(stage, "output"), "--seed", str(seed), "--require-machine-code"]
     if os.path.isfile(device_code_of(library)):
-        command += ["--student-code", device_code_of(library)]
+        # The method checks read the file's own device code; its runner lets the build register
+        # that and the table's, and nothing else (registered_code.hpp).
+        command += ["--student-code", device_code_of(library), "--allowed-code", device_code_of(library)]
+        command += [word for code in kit.table_code for word in ("--allowed-code", code)]
     return command + (["--sandbox", sandbox_file] if sandbox_file else [])
 
 

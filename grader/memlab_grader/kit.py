@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
@@ -53,6 +54,9 @@ class Kit:
     # file is ("" until snapshot() compiles it): what calibration grades, so
     # that the method checks are seen to pass the reference built this way.
     reference_as_student: str = ""
+    # The table objects' GPU code (their .nv_fatbin sections), which a student's build
+    # registers beside its own file's (set by snapshot()): what its runner allows.
+    table_code: List[str] = field(default_factory=list)
     path: str = field(default="", compare=False)
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
@@ -96,12 +100,17 @@ class Kit:
             target = os.path.join(folder, os.path.basename(getattr(self, name)))
             copy_unless_same(getattr(self, name), target)
             copied[name] = target
-        objects = []
+        objects, codes = [], []
         for index, obj in enumerate(self.table_objects):
             target = os.path.join(folder, f"table{index}.o")
             copy_unless_same(obj, target)
             objects.append(target)
-        fields = dict(self.__dict__, **copied, table_objects=objects)
+            code = nv_fatbin_of(target)
+            if code:
+                codes.append(os.path.join(folder, f"table{index}.fatbin"))
+                with open(codes[-1], "wb") as handle:
+                    handle.write(code)
+        fields = dict(self.__dict__, **copied, table_objects=objects, table_code=codes)
         kit = Kit(**fields)
         kit.reference_as_student = kit.compile_reference(folder)
         return kit
@@ -139,6 +148,39 @@ class Kit:
         files = {"grader": self.grader, "runner": self.runner, "reference": self.reference}
         files.update({f"table{i}": path for i, path in enumerate(self.table_objects)})
         return {name: sha256_of(path) for name, path in files.items()}
+
+
+def nv_fatbin_of(object_path: str) -> bytes:
+    """The GPU code in the ELF object @p object_path: its .nv_fatbin section's
+    fatbins, whole and one after another (the padding between them dropped);
+    b"" when it has none (or is not a 64-bit ELF object)."""
+    try:
+        with open(object_path, "rb") as handle:
+            elf = handle.read()
+        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+            return b""  # not an object of this machine's: no code it could register (the tests' stand-ins)
+        section_table, = struct.unpack_from("<Q", elf, 0x28)
+        entry_size, count, names_index = struct.unpack_from("<HHH", elf, 0x3a)
+        def section(index):  # (name offset, file offset, size)
+            name, _, _, _, offset, size = struct.unpack_from("<IIQQQQ", elf, section_table + index * entry_size)
+            return name, offset, size
+        _, names_offset, _ = section(names_index)
+        section_bytes = b""
+        for index in range(count):
+            name, offset, size = section(index)
+            if elf[names_offset + name:elf.index(b"\0", names_offset + name)] == b".nv_fatbin":
+                section_bytes = elf[offset:offset + size]
+    except (OSError, struct.error, ValueError) as error:
+        raise KitError(f"cannot read the GPU code of {object_path}: {error}") from None
+    fatbins, at = [], 0
+    while at + 16 <= len(section_bytes):
+        magic, _, header_size, fat_size = struct.unpack_from("<IHHQ", section_bytes, at)
+        if magic != 0xBA55ED50:
+            at += 8  # fatbins are 8-byte aligned in the section
+            continue
+        fatbins.append(section_bytes[at:at + header_size + fat_size])
+        at += header_size + fat_size
+    return b"".join(fatbins)
 
 
 def keep_folder(library: str) -> str:

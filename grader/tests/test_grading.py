@@ -227,6 +227,9 @@ class GradesAClass(GraderTestCase):
         self.assertEqual(option(calibration, "--student-code"), reference[:-3] + ".fatbin")
         self.assertEqual(option(alice, "--student-code"), option(alice, "--student")[:-3] + ".fatbin")
         self.assertTrue(os.path.isfile(reference))
+        # Its runner may register only that code (and the table's, which the stand-in table lacks).
+        self.assertEqual(option(alice, "--allowed-code"), option(alice, "--student-code"))
+        self.assertEqual(option(calibration, "--allowed-code"), option(calibration, "--student-code"))
         if why_no_sandbox():
             self.assertIsNone(option(alice, "--sandbox"))
             return

@@ -29,6 +29,8 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <vector>
 
 namespace {
 
@@ -195,6 +197,7 @@ int main(int argc, char** argv) {
   std::string runner_path = beside_this_program(std::string(lab.id) + "_runner");
   std::string sandbox_path;
   std::string student_code_path;
+  std::vector<std::string> allowed_code_paths;
   double call_seconds = 60.0;
   std::string output_dir = ".";
   int steps = lab.steps;
@@ -217,6 +220,9 @@ int main(int argc, char** argv) {
               Opt(student_code_path, "file.fatbin")["--student-code"](
                   "nvcc's own device code for the student's file (-keep), read by the method checks instead of "
                   "the library's") |
+              Opt(allowed_code_paths, "file.fatbin")["--allowed-code"](
+                  "GPU code the student's build may register (nvcc's own for the file, the table's; one option "
+                  "each): its runner refuses any other") |
               Opt(require_machine_code)["--require-machine-code"](
                   "fail the method checks of a build whose machine code cannot be read, rather than skip them") |
               Opt(contract)["--contract"]("print the exit codes and the pass limit as JSON, and stop"));
@@ -268,12 +274,22 @@ int main(int argc, char** argv) {
   context.reference_library = reference_path;
   context.student_code = student_code_path;
   context.require_machine_code = require_machine_code;
-  remote::RunnerSetup runners{runner_path, student_path, reference_path, {}, call_seconds};
+  remote::RunnerSetup runners{runner_path, student_path, reference_path, {}, call_seconds, -1, {}};
   try {
     if (!sandbox_path.empty()) runners.prefix = read_words(sandbox_path);
   } catch (const std::exception& error) {
     std::cerr << lab.id << " grader: --sandbox: " << error.what() << "\n";
     return kBadInput;
+  }
+  for (const std::string& path : allowed_code_paths) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << file.rdbuf();
+    if (!file || bytes.str().empty()) {
+      std::cerr << lab.id << " grader: --allowed-code: cannot read " << path << "\n";
+      return kBadInput;
+    }
+    runners.allowed_code += bytes.str();
   }
   remote::set_up_runners(runners);
   remote::on_student_trouble(record_student_trouble);

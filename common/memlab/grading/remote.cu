@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -503,6 +504,25 @@ Reader check_reply(Side side, const std::vector<unsigned char>& reply) {
   throw RunnerError(message);
 }
 
+// A sealed in-memory file of setup.allowed_code, made once, for the student's
+// runners to read (-1 when any code is allowed).
+int allowed_code_file() {
+  static const int fd = [] {
+    if (setup.allowed_code.empty()) return -1;
+    const int file = ::memfd_create("memlab-allowed-code", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (file < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
+    for (std::size_t done = 0; done < setup.allowed_code.size();) {
+      const ssize_t wrote = ::write(file, setup.allowed_code.data() + done, setup.allowed_code.size() - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) throw std::runtime_error(std::string("writing the allowed GPU code: ") + std::strerror(errno));
+      done += static_cast<std::size_t>(wrote);
+    }
+    ::fcntl(file, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    return file;
+  }();
+  return fd;
+}
+
 // Starts @p side's process and returns without waiting for it.
 void spawn_runner(Side side) {
   Runner& runner = runner_of(side);
@@ -514,6 +534,9 @@ void spawn_runner(Side side) {
   // code, and its library must stay out of the student's sandbox.
   std::vector<std::string> words = side == Side::student ? setup.prefix : std::vector<std::string>{};
   words.insert(words.end(), {setup.program, "--library", library_of(side), "--socket", "3"});
+  // The student's build may register only the code the grader read (registered_code.hpp), as fd 4.
+  const int allowed_code = side == Side::student ? allowed_code_file() : -1;
+  if (allowed_code >= 0) words.insert(words.end(), {"--allowed-code", "4"});
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
@@ -539,14 +562,16 @@ void spawn_runner(Side side) {
     }
     ::setpgid(0, 0);
     ::dup2(sockets[1], 3);  // dup2 clears close-on-exec on the copy
+    if (allowed_code >= 0) ::dup2(allowed_code, 4);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
-    // Nothing of the grader's reaches the runner but fds 0-3 (a cgroup folder's fd, for one, would let a
-    // child be born outside the runner's cgroup): every other fd, however high, is closed.
+    // Nothing of the grader's reaches the runner but fds 0-3 (and 4, the allowed code: a cgroup folder's
+    // fd, for one, would let a child be born outside the runner's cgroup): every other fd is closed.
+    const unsigned first_closed = allowed_code >= 0 ? 5U : 4U;
 #ifdef SYS_close_range
-    if (::syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+    if (::syscall(SYS_close_range, first_closed, ~0U, 0U) != 0)
 #endif
-      for (int fd = 4; fd < 65536; ++fd) ::close(fd);
+      for (int fd = static_cast<int>(first_closed); fd < 65536; ++fd) ::close(fd);
     ::execvp(argv[0], argv.data());
     std::fprintf(stderr, "grading: cannot start %s: %s\n", argv[0], std::strerror(errno));
     std::_Exit(127);

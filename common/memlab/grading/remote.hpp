@@ -392,6 +392,9 @@ struct RunnerSetup {
   std::vector<std::string> prefix;  ///< a command the student's runner is started under (the sandbox), may be empty
   double call_seconds = 60.0;       ///< a call that takes longer ends its runner
   int runner_cpu = -1;              ///< the CPU both runners are kept on (set by set_up_runners), -1 for any
+  /// Whole fatbins, one after another: the only GPU code the student's build may
+  /// register in its runner (registered_code.hpp); "" for any.
+  std::string allowed_code;
 };
 /// Grader side: sets how runners start; they start at the first call.
 void set_up_runners(const RunnerSetup& setup);

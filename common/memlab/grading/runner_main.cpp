@@ -5,20 +5,27 @@
 // no path to the results or the gradebook, and nothing it prints or returns
 // decides a verdict: the grader checks every result itself.
 //
-//   labN_runner --library <lib.so> --socket <fd>
+//   labN_runner --library <lib.so> --socket <fd> [--allowed-code <fd>]
+//
+// With --allowed-code (the student's runner under grade.py), the build may
+// register only the GPU code read from that descriptor (registered_code.hpp).
 //
 // Built once per lab (cmake/Labs.cmake), with the lab's grading/labN_api.hpp and Api type
 // given as MEMLAB_LAB_HEADER, MEMLAB_LAB_API and MEMLAB_LAB_SYMBOL.
 #include MEMLAB_LAB_HEADER
 
+#include "memlab/grading/registered_code.hpp"
 #include "memlab/grading/remote.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -30,18 +37,41 @@ void call_function(const void* api, std::uint32_t index, remote::Reader& in, rem
   remote::dispatch(*static_cast<const Api*>(api), index, in, out);
 }
 
+// Everything in the file open as @p fd, from its start.
+std::string read_all(int fd) {
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(bytes.size()));
+    if (got < 0) throw std::runtime_error(std::string("cannot read the allowed GPU code: ") + std::strerror(errno));
+    if (got == 0) return bytes;
+    bytes.append(buffer, static_cast<std::size_t>(got));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string library;
   int socket = -1;
+  int allowed_code = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--library") == 0) library = argv[i + 1];
     if (std::strcmp(argv[i], "--socket") == 0) socket = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--allowed-code") == 0) allowed_code = std::atoi(argv[i + 1]);
   }
   if (library.empty() || socket < 0) {
     std::fprintf(stderr, "usage: %s --library <lib.so> --socket <fd> (started by a lab grader)\n", argv[0]);
     return 2;
+  }
+  if (allowed_code >= 0) {
+    try {
+      memlab::grading::allow_only(read_all(allowed_code));
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "runner: %s\n", error.what());
+      return 3;
+    }
+    ::close(allowed_code);
   }
   // RTLD_NOW: a function the lab asks for but the build lacks is named here, at load time.
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

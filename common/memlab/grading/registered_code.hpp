@@ -1,0 +1,32 @@
+/// @file registered_code.hpp
+/// @brief The runner's guard on the GPU code a build registers.
+///
+/// The method checks (machine_code.hpp) read nvcc's own device code for the
+/// student's file, kept by grade.py's compile. What the GPU runs is what the
+/// build hands the CUDA runtime when it is loaded: one fatbin per source file,
+/// through `__cudaRegisterFatBinary`. A build can hand it other bytes (nvcc's
+/// fatbin symbol renamed, or the fatbin written over before it is registered:
+/// red team 14), and then the code read is not the code run. The runner
+/// defines `__cudaRegisterFatBinary` itself, so a build loaded into it calls
+/// this guard first: with allow_only() set, a fatbin that is not byte for byte
+/// one of the allowed (the file's kept device code and the lab table's) ends
+/// the runner before the build's code runs on: the lab grader then names the
+/// build "not loadable", with the message printed here. What is allowed is
+/// registered from a private copy, so changing the build's own bytes or its
+/// wrapper after registration changes nothing either.
+///
+/// Runs in the student's runner, whose code could in principle find and undo
+/// this guard in memory (grader/README.md, threat model): it closes the ways
+/// found, it does not make the process trusted.
+#pragma once
+
+#include <string>
+
+namespace memlab::grading {
+
+/// From now on, a fatbin registered must be one of @p fatbins (whole fatbins,
+/// one after another, as nvcc writes them); any other ends this process with
+/// exit code 2. Throws std::invalid_argument if @p fatbins holds no fatbin.
+void allow_only(const std::string& fatbins);
+
+}  // namespace memlab::grading
