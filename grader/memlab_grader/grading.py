@@ -272,6 +272,10 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
     if findings:
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (after the preprocessor expanded macros)",
                         source_sha256=digest, compile_seconds=seconds)
+    findings = scan.check_library(library, kit.forbid)
+    if findings:
+        return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (functions the build imports)",
+                        source_sha256=digest, compile_seconds=seconds)
     return _outcome(student, Status.COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
 
 

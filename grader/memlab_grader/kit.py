@@ -12,11 +12,10 @@ import hashlib
 import json
 import os
 import shutil
-import struct
 from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
-from . import scan
+from . import elf, scan
 from .sandbox import Finished, run_limited
 
 
@@ -135,11 +134,13 @@ class Kit:
             output = finished.output.decode("utf-8", errors="replace").strip().splitlines()
             raise KitError(f"cannot compile the reference the way students' files are compiled (the log: {log}):\n"
                            + "\n".join(output[-20:]))
-        # The scan's second look must pass the reference, whose lines use the course's macros as students' do.
+        # The scan's looks after compiling must pass the reference, whose lines use the course's macros
+        # and which links what students' builds link.
         with open(preprocessed_of(library), encoding="utf-8", errors="replace") as handle:
             findings = scan.scan_preprocessed(handle.read(), self.reference_source, self.forbid)
+        findings += scan.check_library(library, self.forbid)
         if findings:
-            raise KitError("the scan of preprocessed files reads the reference as forbidden, so it would fail fair "
+            raise KitError("the scan after compiling reads the reference as forbidden, so it would fail fair "
                            f"students too: {scan.describe(findings)}")
         return library
 
@@ -151,36 +152,15 @@ class Kit:
 
 
 def nv_fatbin_of(object_path: str) -> bytes:
-    """The GPU code in the ELF object @p object_path: its .nv_fatbin section's
-    fatbins, whole and one after another (the padding between them dropped);
-    b"" when it has none (or is not a 64-bit ELF object)."""
+    """The GPU code in the object @p object_path (elf.fatbins); b"" when it has
+    none or is not a 64-bit ELF object (the tests' stand-ins)."""
     try:
         with open(object_path, "rb") as handle:
-            elf = handle.read()
-        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
-            return b""  # not an object of this machine's: no code it could register (the tests' stand-ins)
-        section_table, = struct.unpack_from("<Q", elf, 0x28)
-        entry_size, count, names_index = struct.unpack_from("<HHH", elf, 0x3a)
-        def section(index):  # (name offset, file offset, size)
-            name, _, _, _, offset, size = struct.unpack_from("<IIQQQQ", elf, section_table + index * entry_size)
-            return name, offset, size
-        _, names_offset, _ = section(names_index)
-        section_bytes = b""
-        for index in range(count):
-            name, offset, size = section(index)
-            if elf[names_offset + name:elf.index(b"\0", names_offset + name)] == b".nv_fatbin":
-                section_bytes = elf[offset:offset + size]
-    except (OSError, struct.error, ValueError) as error:
+            return elf.fatbins(handle.read())
+    except elf.NotElf:
+        return b""
+    except OSError as error:
         raise KitError(f"cannot read the GPU code of {object_path}: {error}") from None
-    fatbins, at = [], 0
-    while at + 16 <= len(section_bytes):
-        magic, _, header_size, fat_size = struct.unpack_from("<IHHQ", section_bytes, at)
-        if magic != 0xBA55ED50:
-            at += 8  # fatbins are 8-byte aligned in the section
-            continue
-        fatbins.append(section_bytes[at:at + header_size + fat_size])
-        at += header_size + fat_size
-    return b"".join(fatbins)
 
 
 def keep_folder(library: str) -> str:

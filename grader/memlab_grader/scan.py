@@ -1,14 +1,16 @@
 """Finding what a submission may not use: forbidden libraries, file access,
 other programs, and files of the course other than the lab's headers.
 
-Three looks, because each misses what another sees:
+Four looks, because each misses what another sees:
   - before compiling, the source with comments and string literals blanked
     out (a comment that mentions cublasSgemm is not a use of it);
   - after compiling, the same reading of the file's own lines as the
     preprocessor wrote them (a name built by token pasting or a macro is
     spelled out there);
-  - and the compiler's list of every file the source included (an include
-    spelled through a macro is still seen there).
+  - the compiler's list of every file the source included (an include
+    spelled through a macro is still seen there);
+  - and the names the built library imports from other libraries (a
+    declaration renamed by an asm label is imported under its real name).
 This is a deterrent that names what it found, not a sandbox: the lab builds are
 also linked with --no-undefined, and every run is a process of its own.
 """
@@ -76,7 +78,23 @@ _BY_HAND_DIRECTIVES = re.compile(r"(?:^|;|:|\\n|\n)(?:\s|\\t)*(\.(?:incbin|inclu
 # The section attribute places an object's bytes where the compiler's own code goes, whatever
 # the section's name is spelled through (red team 13 built ".nv_fatbin" with #x). A function
 # named section is not it (red team 15).
-_SECTION_ATTRIBUTE = re.compile(r"(?:__attribute__\s*\(\([^;{}]*?|\bgnu\s*::\s*)\b(section|__section__)\s*\(")
+_SECTION_IN_ATTRIBUTES = re.compile(r"\b(section|__section__)\s*\(")
+_GNU_SECTION = re.compile(r"\bgnu\s*::\s*(section|__section__)\s*\(")
+_ATTRIBUTES = re.compile(r"\b(?:__attribute__|__attribute)\s*\(")
+
+
+def _section_attributes(code: str) -> Iterator[re.Match]:
+    """Where @p code asks for a section: `section(` inside an __attribute__((...))
+    (up to its closing parenthesis: `__attribute__((device)) int section(int)`, a
+    function named section once __device__ is expanded, is not it; red team 16), or
+    [[gnu::section(...)]]."""
+    for opening in _ATTRIBUTES.finditer(code):
+        depth, end = 1, opening.end()
+        while end < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            end += 1
+        yield from _SECTION_IN_ATTRIBUTES.finditer(code, opening.end(), end)
+    yield from _GNU_SECTION.finditer(code)
 
 
 @dataclass(frozen=True)
@@ -209,7 +227,7 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
         for match in _BY_HAND_DIRECTIVES.finditer(run):
             findings.append(Finding(BY_HAND, match.group(1) or match.group(2), 0))
     code_without_includes = _INCLUDE.sub(lambda m: " " * len(m.group(0)), code)
-    for match in _SECTION_ATTRIBUTE.finditer(code_without_includes):
+    for match in _section_attributes(code_without_includes):
         findings.append(Finding(BY_HAND, match.group(1), _line_of(code_without_includes, match.start())))
     for match in _IDENTIFIER.finditer(code_without_includes):
         name = match.group(0)
@@ -253,6 +271,47 @@ def scan_preprocessed(preprocessed: str, source: str, forbidden_libraries: Seque
     into @p preprocessed: what scan_source finds once every macro is expanded
     (red teams named forbidden calls through token pasting)."""
     return scan_source(lines_after_preprocessing(preprocessed, source), forbidden_libraries)
+
+
+# The runtime's calls that nvcc's generated code makes in every build: imported by any
+# build, and harmless there (the runner guards what a build registers: registered_code.hpp).
+_NVCC_OWN_CALLS = re.compile(r"^__cuda(Register|Unregister|PushCallConfiguration|PopCallConfiguration|"
+                             r"LaunchKernel|GetKernel|InitModule)")
+_MANGLED_NAME_PART = re.compile(r"([0-9]+)([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def check_imports(names: Iterable[str], forbidden_libraries: Sequence[str]) -> List[Finding]:
+    """Forbidden functions among the names a build imports (elf.imported_names):
+    what it calls in other libraries however the source spelled it (an asm
+    label, `int f() __asm__("dlsym")`, renames a declaration; red team 16). A
+    C++ name counts by the names it is made of (std::basic_ifstream's members)."""
+    findings: List[Finding] = []
+    libraries = [LIBRARIES[name] for name in forbidden_libraries]
+    for imported in names:
+        parts = [imported]
+        if imported.startswith("_Z"):
+            parts = [name[:int(length)] for length, name in _MANGLED_NAME_PART.findall(imported)
+                     if int(length) <= len(name)]
+        for part in parts:
+            for label, name_pattern, _ in libraries:
+                if name_pattern.search(part):
+                    findings.append(Finding(label, part, 0))
+            if part in _FILE_NAMES or (part in _FILE_CALLS and part == imported):
+                findings.append(Finding(FILES_AND_PROGRAMS, part, 0))
+            elif _GPU_CODE_NAMES.match(part) and not _NVCC_OWN_CALLS.match(part):
+                findings.append(Finding(GPU_CODE_AT_RUN_TIME, part, 0))
+    return findings
+
+
+def check_library(library: str, forbidden_libraries: Sequence[str]) -> List[Finding]:
+    """check_imports on what the built @p library imports (nothing to check in a
+    file that is not ELF: the tests' stand-in compiler writes text; nvcc never)."""
+    from . import elf  # noqa: PLC0415 (scan itself reads text only)
+    try:
+        with open(library, "rb") as handle:
+            return check_imports(elf.imported_names(handle.read()), forbidden_libraries)
+    except elf.NotElf:
+        return []
 
 
 def _is_call(code: str, match: re.Match) -> bool:

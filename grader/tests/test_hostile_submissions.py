@@ -63,7 +63,8 @@ class F0_NamesNeverReachTheCompiler(HostileTestCase):
         with open(self.kit) as handle:
             kit = json.load(handle)
         # The stand-in kit compiled by the real nvcc, as the lab's shared library (no table objects).
-        kit.update(compiler=NVCC, compile_flags=["-shared", "-Xcompiler", "-fPIC"], table_objects=[], architectures="")
+        kit.update(compiler=NVCC, compile_flags=["-shared", "-cudart=shared", "-Xcompiler", "-fPIC"], table_objects=[],
+                   architectures="")
         with open(self.kit, "w") as handle:
             json.dump(kit, handle)
         # The kit compiles its reference source as students' files are (Kit.reference_as_student): real code, then.
@@ -83,6 +84,17 @@ class F0_NamesNeverReachTheCompiler(HostileTestCase):
         self.named("Ke$ha `Sebert")
         self.grade(env={"FAKE_NO_GPU": "1"})
         self.assertEqual(self.gradebook()["Ke$ha `Sebert"]["status"], "not run: no GPU")
+
+    def test_a_function_renamed_by_an_asm_label_is_found_among_the_imports(self):
+        # Red team 16: the text names look_up; the library imports dlsym.
+        self.gradescope({"submission_1": [("Eve", "1", "eve@x.edu")]},
+                        {"submission_1": 'extern "C" void* look_up(void*, const char*) __asm__("dl" "sym");\n'
+                                         'extern "C" int f() { return look_up(nullptr, "f") != nullptr; }\n'})
+        self.grade(env={"FAKE_NO_GPU": "1"})
+        row = self.gradebook()["Eve"]
+        self.assertEqual(row["status"], "forbidden API", row["detail"])
+        self.assertIn("dlsym", row["detail"])
+        self.assertIn("functions the build imports", row["detail"])
 
     def test_a_colon_and_a_space_in_a_name_do_not_split_the_dependency_file(self):
         self.named("Dr: Who")

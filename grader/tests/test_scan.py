@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 import helpers  # noqa: F401  (puts grader/ on the path)
-from memlab_grader import scan
+from memlab_grader import elf, scan
 
 ALL = ["cublas", "thrust", "cub"]
 
@@ -186,6 +186,45 @@ class Preprocessed(unittest.TestCase):
                     caught.add(name)
                     self.assertIn(name, pasted, f"{path}: {second}")
         self.assertEqual(caught, pasted)
+
+
+class Imports(unittest.TestCase):
+    """The fourth look: the functions the built library imports, however the source named them."""
+
+    def test_forbidden_functions_are_found_among_the_imports(self):
+        imported = ["dlsym", "fork", "write", "cudaLibraryLoadData", "cublasSgemm_v2",
+                    "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode"]
+        self.assertEqual([(f.what, f.name) for f in scan.check_imports(imported, ["cublas"])],
+                         [(scan.FILES_AND_PROGRAMS, "dlsym"), (scan.FILES_AND_PROGRAMS, "fork"),
+                          (scan.FILES_AND_PROGRAMS, "write"), (scan.GPU_CODE_AT_RUN_TIME, "cudaLibraryLoadData"),
+                          ("cuBLAS", "cublasSgemm_v2"), (scan.FILES_AND_PROGRAMS, "basic_ifstream")])
+        # What nvcc's own code, printf, streams and the runtime's API import in every honest build.
+        honest = ["__cudaRegisterFatBinary", "__cudaPushCallConfiguration", "__cudaLaunchKernel", "printf",
+                  "__printf_chk", "_ZNSo5writeEPKcl", "_ZNSt3_V215system_categoryEv", "cudaMalloc", "memcpy",
+                  "cublasSgemm_v2"]
+        self.assertEqual(scan.check_imports(honest, []), [])
+
+    def test_a_declaration_renamed_by_an_asm_label_is_imported_under_its_real_name(self):
+        # Red team 16: `void* look_up(void*, const char*) __asm__("dlsym")` hides dlsym from every
+        # look at the text (the name is in a string); the library imports dlsym all the same.
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        if not os.access(nvcc, os.X_OK):
+            self.skipTest("no nvcc")
+        source = ('extern "C" void* look_up(void*, const char*) __asm__("dl" "sym");\n'
+                  'extern "C" void* find(const char* name) { return look_up(nullptr, name); }\n')
+        self.assertEqual(names(source), [])  # the text shows nothing
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "renamed.cu")
+            with open(path, "w") as handle:
+                handle.write(source)
+            library = os.path.join(work, "librenamed.so")
+            subprocess.run([nvcc, "-shared", "-cudart=shared", "-Xcompiler=-fPIC", "-o", library, path], check=True)
+            with open(library, "rb") as handle:
+                imported = elf.imported_names(handle.read())
+        self.assertIn("dlsym", imported)
+        self.assertNotIn("look_up", imported)
+        self.assertEqual([(f.what, f.name) for f in scan.check_imports(imported, [])],
+                         [(scan.FILES_AND_PROGRAMS, "dlsym")])
 
 
 class Dependencies(unittest.TestCase):
