@@ -141,12 +141,18 @@ class Preprocessed(unittest.TestCase):
                                  f'# 2 "{self.SOURCE}" 2', "int main() { return 0; }")
         self.assertEqual(scan.scan_preprocessed(text, self.SOURCE, ALL), [])
         self.assertEqual(scan.lines_after_preprocessing(text, self.SOURCE), "\nint main() { return 0; }")
-        # Another file of the same name elsewhere is not the file.
+        # Another file of the same name elsewhere is not the file; the file included as "./" is (red team 16).
         self.assertEqual(scan.lines_after_preprocessing(text, "/elsewhere/vector_add.cu"), "")
+        again = text + '# 1 "/stage/ab12/./vector_add.cu" 1\nint fork;\n'
+        self.assertEqual(scan.lines_after_preprocessing(again, self.SOURCE), "int fork;\nint main() { return 0; }")
 
     def test_a_line_directive_that_would_hide_lines_is_forbidden(self):
         source = '#line 1 "/usr/include/stdio.h"\nint fopen_count;\n  # 7 "x.h"\n'
-        self.assertEqual(names(source), [(scan.LINE_DIRECTIVES, "#line", 1), (scan.LINE_DIRECTIVES, "#7", 3)])
+        self.assertEqual(names(source), [(scan.LINE_DIRECTIVES, "#line", 0), (scan.LINE_DIRECTIVES, "#7", 0)])
+        # However the preprocessor is let read it (red team 16): a digraph, a spliced line, a comment.
+        for hidden in ('%:line 5 "x.h"\n', '#\\\nline 5 "x.h"\n', '# /* a\n comment */ line 5\n',
+                       '%: 5 "/usr/include/stdio.h" 1 3\n'):
+            self.assertEqual([w for w, _, _ in names(hidden)], [scan.LINE_DIRECTIVES], hidden)
         honest = "#pragma unroll 4\n#if 0\n#endif\n#define LINE 3\nint x = LINE; // #line 5\n"
         self.assertEqual(names(honest), [])
 
@@ -160,7 +166,8 @@ class Preprocessed(unittest.TestCase):
         pasted = {"lab1/01-mitm_fake_pings_slow_kernel", "lab1/05-freeze_escape_hopper",
                   "lab1/09-borrow_reference_by_search", "lab1/10-early_reply_hidden_in_freeze",
                   "lab4/11-mitm_fake_pings_all_naive", "lab5/21-mitm_fake_pings_thread_per_row",
-                  "lab5/22-early_reply_hidden_in_freeze"}
+                  "lab5/22-early_reply_hidden_in_freeze",
+                  "lab3/02-trick_self_include_hides_lines_from_second_look"}  # round 16: pasted, and read again
         source = helpers.SOURCE_DIR
         files = sorted(glob.glob(os.path.join(source, "labs", "*", "*.cu")) +
                        glob.glob(os.path.join(source, "solutions", "*", "*.cu")) +
@@ -198,11 +205,16 @@ class Imports(unittest.TestCase):
                          [(scan.FILES_AND_PROGRAMS, "dlsym"), (scan.FILES_AND_PROGRAMS, "fork"),
                           (scan.FILES_AND_PROGRAMS, "write"), (scan.GPU_CODE_AT_RUN_TIME, "cudaLibraryLoadData"),
                           ("cuBLAS", "cublasSgemm_v2"), (scan.FILES_AND_PROGRAMS, "basic_ifstream")])
+        # Other names for the same doors (red team 16): large-file twins, fortified and libc spellings.
+        for other in ("fopen64", "_Fork", "execve", "__open_2", "__open64_2", "open64", "clone", "socket"):
+            self.assertEqual({f.what for f in scan.check_imports([other], [])}, {scan.FILES_AND_PROGRAMS}, other)
         # What nvcc's own code, printf, streams and the runtime's API import in every honest build.
         honest = ["__cudaRegisterFatBinary", "__cudaPushCallConfiguration", "__cudaLaunchKernel", "printf",
                   "__printf_chk", "_ZNSo5writeEPKcl", "_ZNSt3_V215system_categoryEv", "cudaMalloc", "memcpy",
                   "cublasSgemm_v2"]
         self.assertEqual(scan.check_imports(honest, []), [])
+        # A student's own function called clone is no import, and its name in the source is fair.
+        self.assertEqual(names("float* clone(const float* x) { return nullptr; }\n"), [])
 
     def test_a_declaration_renamed_by_an_asm_label_is_imported_under_its_real_name(self):
         # Red team 16: `void* look_up(void*, const char*) __asm__("dlsym")` hides dlsym from every
