@@ -289,6 +289,10 @@ RED_TEAM = {
         ("08-fair_footprints_on_the_bounds", FULL),
         ("09-borrow_reference_by_search", Expect("forbidden API", total=(0, 0))),
         ("10-early_reply_hidden_in_freeze", Expect("forbidden API", total=(0, 0))),
+        # Round 16 (round16/README.md): files and programs reached by names the lists lacked (fopen64,
+        # _Fork, execve: found among the build's imports) or by system calls in host assembly.
+        ("round16/01-trick_unlisted_names_fopen64_fork_execve", Expect("forbidden API", total=(0, 0))),
+        ("round16/02-trick_raw_syscalls_in_host_asm", Expect("forbidden API", total=(0, 0))),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.
@@ -349,6 +353,21 @@ RED_TEAM = {
         # kernel takes both).
         ("round15/07-fair_messages_that_end_and_start_with_directives", FULL),
         ("round15/03-trick_widen_through_device_global", Expect("graded", total=(90, 100))),
+        # Round 16: a double kernel loaded at run time by cudaLibraryLoadData, named through an asm
+        # label, token pasting with lines hidden from the second look, a macro expanded in a system
+        # header, or behind a u8R raw string: each build imports the loader (forbidden). Found by
+        # walking libcudart's symbols in memory, it imports nothing and passes (open: README).
+        # Floats added in double by the tensor memory accelerator's untyped reduction: step 2 fails.
+        ("round16/01-trick_asm_label_loads_double_kernel_at_run_time", Expect("forbidden API", total=(0, 0))),
+        ("round16/02-trick_self_include_hides_lines_from_second_look", Expect("forbidden API", total=(0, 0))),
+        ("round16/03-trick_digraph_line_directive", Expect("forbidden API", total=(0, 0))),
+        ("round16/04-trick_spliced_line_directive", Expect("forbidden API", total=(0, 0))),
+        ("round16/05-trick_macro_expanded_in_system_header", Expect("forbidden API", total=(0, 0))),
+        ("round16/06-fair_device_function_named_section", FULL),
+        ("round16/07-trick_export_found_in_memory_no_name_no_import", Expect("graded", total=(90, 100))),
+        ("round16/08-trick_u8_raw_string_hides_rest_of_line", Expect("forbidden API", total=(0, 0))),
+        ("round16/09-trick_tma_tensor_reduction_adds_in_double",
+         Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         # PTX spelled to mislead a reader of PTX text: machine code is read on every GPU.
         ("round15/08-trick_ptx_spelled_to_mislead_a_text_reader",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),

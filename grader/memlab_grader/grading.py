@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, TypedDict
 
 from . import lock, scan
-from .kit import Kit, device_code_of, preprocessed_of
+from .kit import Kit, device_code_of
 from .layouts import Submission, SourceError, read_source, student_names  # noqa: F401 (student_names: tests)
 from .sandbox import CompileSandbox, Finished, RunnerSandbox, run_limited, write_words
 from .statuses import Status
@@ -267,14 +267,9 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
         return _outcome(student, Status.GRADER_ERROR, "nvcc compiled the file but did not keep its device code and "
                         "preprocessed text, which the method checks and the scan read", source_sha256=digest,
                         compile_seconds=seconds)
-    with open(preprocessed_of(library), encoding="utf-8", errors="replace") as handle:
-        findings = scan.scan_preprocessed(handle.read(), source, kit.forbid)
+    findings = kit.scan_build(source, library)
     if findings:
-        return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (after the preprocessor expanded macros)",
-                        source_sha256=digest, compile_seconds=seconds)
-    findings = scan.check_library(library, kit.forbid)
-    if findings:
-        return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (functions the build imports)",
+        return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (read in the compiled file)",
                         source_sha256=digest, compile_seconds=seconds)
     return _outcome(student, Status.COMPILED, source_sha256=digest, compile_seconds=seconds, library=library)
 

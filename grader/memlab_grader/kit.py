@@ -136,13 +136,20 @@ class Kit:
                            + "\n".join(output[-20:]))
         # The scan's looks after compiling must pass the reference, whose lines use the course's macros
         # and which links what students' builds link.
-        with open(preprocessed_of(library), encoding="utf-8", errors="replace") as handle:
-            findings = scan.scan_preprocessed(handle.read(), self.reference_source, self.forbid)
-        findings += scan.check_library(library, self.forbid)
+        findings = self.scan_build(self.reference_source, library)
         if findings:
             raise KitError("the scan after compiling reads the reference as forbidden, so it would fail fair "
                            f"students too: {scan.describe(findings)}")
         return library
+
+    def scan_build(self, source: str, library: str) -> List["scan.Finding"]:
+        """The scan's looks after @p source was compiled into @p library (by compile()):
+        its lines after the preprocessor, its host code's assembly, the library's imports."""
+        with open(preprocessed_of(library), encoding="utf-8", errors="replace") as handle:
+            findings = scan.scan_preprocessed(handle.read(), source, self.forbid)
+        with open(host_code_of(library), encoding="utf-8", errors="replace") as handle:
+            findings += scan.check_host_assembly(handle.read(), source)
+        return findings + scan.check_library(library, self.forbid)
 
     def fingerprint(self) -> dict:
         """SHA-256 of the grader, the runner, the reference and the table: what a grade depends on."""
@@ -182,14 +189,24 @@ def preprocessed_of(library: str) -> str:
     return os.path.splitext(library)[0] + ".ii"
 
 
+def host_code_of(library: str) -> str:
+    """The host code of the file compiled into @p library as nvcc's front end
+    wrote it for the host compiler (<file>.cudafe1.cpp: device functions' bodies
+    set apart under #if 0): where the scan looks for assembly in host code."""
+    return os.path.splitext(library)[0] + ".host.cpp"
+
+
 def take_kept_files(source: str, library: str) -> bool:
     """Moves what the scan and the method checks read from nvcc's intermediate
     files for @p source (its fatbin to device_code_of(@p library), its host-side
-    preprocessed text to preprocessed_of(@p library)) and removes the others.
-    False when nvcc kept either not."""
+    preprocessed text to preprocessed_of(@p library), its host code to
+    host_code_of(@p library)) and removes the others. False when nvcc kept one not."""
     stem = os.path.join(keep_folder(library), os.path.splitext(os.path.basename(source))[0])
+    # One host file, named after the first architecture when there are several (x.compute_75.cudafe1.cpp).
+    host = sorted(glob.glob(glob.escape(stem) + "*.cudafe1.cpp")) or [stem + ".cudafe1.cpp"]
     found = True
-    for kept, target in ((stem + ".fatbin", device_code_of(library)), (stem + ".cpp4.ii", preprocessed_of(library))):
+    for kept, target in ((stem + ".fatbin", device_code_of(library)), (stem + ".cpp4.ii", preprocessed_of(library)),
+                         (host[0], host_code_of(library))):
         try:
             os.replace(kept, target)
         except OSError:

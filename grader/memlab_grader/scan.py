@@ -137,6 +137,9 @@ def _continues_a_name(c: str) -> bool:
     return c.isalnum() or c in "_$" or ord(c) > 127
 
 
+_RAW_STRING = re.compile(r'(?:u8|u|U|L)?R"')
+
+
 def _segments(source: str) -> Iterator[Tuple[str, str]]:
     """@p source in order as ("code" | "comment" | "string" | "char", text) pieces,
     as the compiler reads them: a string's text keeps its quotes (a raw string's
@@ -153,9 +156,10 @@ def _segments(source: str) -> Iterator[Tuple[str, str]]:
             end = source.find("*/", i + 2)
             end = n if end < 0 else end + 2
             yield "comment", source[i:end]
-        elif c == "R" and source.startswith('R"', i) and (i == 0 or not _continues_a_name(source[i - 1])):
-            open_paren = source.find("(", i + 2)
-            delimiter = source[i + 2:open_paren] if open_paren >= 0 else ""
+        elif (raw := _RAW_STRING.match(source, i)) and (i == 0 or not _continues_a_name(source[i - 1])):
+            # R"( ... )", also with an encoding prefix: u8R, uR, UR, LR (red team 16 hid a line behind u8R).
+            open_paren = source.find("(", raw.end())
+            delimiter = source[raw.end():open_paren] if open_paren >= 0 else ""
             end = source.find(")" + delimiter + '"', open_paren + 1) if open_paren >= 0 else -1
             end = n if end < 0 else end + len(delimiter) + 2
             yield "string", source[i:end]
@@ -195,7 +199,7 @@ def string_contents(source: str) -> List[str]:
             if joined and between.strip() not in ("", "u8", "u", "U", "L"):
                 runs.append("".join(joined))
                 joined = []
-            raw = text.startswith("R")
+            raw = _RAW_STRING.match(text) is not None
             joined.append(text[text.find("(") + 1:text.rfind(")")] if raw else text[1:-1])
             between = ""
         elif kind != "comment":
@@ -286,6 +290,43 @@ def lines_after_preprocessing(preprocessed: str, source: str) -> str:
             lines[number] = lines[number] + " " + text if number in lines else text
         number += 1
     return "\n".join(lines.get(line, "") for line in range(1, max(lines, default=0) + 1))
+
+
+HOST_ASSEMBLY = "assembly in host code (system calls by hand)"
+_FRONT_END_MARKER = re.compile(r'^#[ \t]*([0-9]+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
+_CONDITIONAL = re.compile(r"^#[ \t]*(if|ifdef|ifndef|endif)\b")
+_ASSEMBLY = re.compile(r"\b(asm|__asm__|__asm)\b")
+
+
+def check_host_assembly(host_code: str, source: str) -> List[Finding]:
+    """Assembly in the host code of @p source, as nvcc's front end wrote it for the
+    host compiler (its <file>.cudafe1.cpp: the bodies of device functions, where
+    inline PTX belongs, set apart under #if 0). On the host, assembly is a way to
+    make system calls that no name, macro or import shows (red team 16); no lab
+    needs it there."""
+    source = os.path.normpath(source)
+    folder = os.path.dirname(source)
+    current, number, skipping = "", 0, 0
+    kept: dict = {}
+    for text in host_code.split("\n"):
+        marker = _FRONT_END_MARKER.match(text)
+        conditional = _CONDITIONAL.match(text)
+        if skipping:
+            if conditional:
+                skipping += -1 if conditional.group(1) == "endif" else 1
+        elif re.match(r"^#[ \t]*if[ \t]+0[ \t]*$", text):
+            skipping = 1
+        elif marker:
+            number = int(marker.group(1))
+            if marker.group(2) is not None:
+                current = os.path.normpath(os.path.join(folder, re.sub(r'\\(.)', r"\1", marker.group(2))))
+            continue
+        elif current == source:
+            kept[number] = kept.get(number, "") + " " + text
+        if not marker:
+            number += 1
+    code = blank_comments_and_literals("\n".join(kept.get(line, "") for line in range(1, max(kept, default=0) + 1)))
+    return [Finding(HOST_ASSEMBLY, match.group(1), _line_of(code, match.start())) for match in _ASSEMBLY.finditer(code)]
 
 
 def scan_preprocessed(preprocessed: str, source: str, forbidden_libraries: Sequence[str]) -> List[Finding]:

@@ -105,7 +105,7 @@ class GradesAClass(GraderTestCase):
         with open(os.path.join(self.out, "students", "pasted", "feedback.txt"), encoding="utf-8") as handle:
             feedback = handle.read()
         self.assertIn("fopen (line 2)", feedback)
-        self.assertIn("after the preprocessor expanded macros", feedback)
+        self.assertIn("read in the compiled file", feedback)
 
     def test_no_student_folders_is_bad_input_that_says_why(self):
         finished = self.grade()

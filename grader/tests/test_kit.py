@@ -4,8 +4,8 @@ import tempfile
 import unittest
 
 import helpers  # noqa: F401
-from memlab_grader.kit import (Kit, architecture_flags, copy_unless_same, device_code_of, keep_folder,
-                               preprocessed_of, take_kept_files)
+from memlab_grader.kit import (Kit, architecture_flags, copy_unless_same, device_code_of,
+                               host_code_of, keep_folder, preprocessed_of, take_kept_files)
 
 
 class Kits(unittest.TestCase):
@@ -25,11 +25,13 @@ class Kits(unittest.TestCase):
             "nvcc", "-O3", "--generate-code=arch=compute_90,code=[sm_90]", "-I/src/common", "-shared",
             "-MD", "-MF", "/s/d.d", "-keep", "-keep-dir", "/s/lib.so.keep", "-o", "/s/lib.so", "/s/x.cu", "/b/table.o"])
 
-    def test_the_device_code_and_preprocessed_text_nvcc_kept_are_taken_and_the_rest_removed(self):
+    def test_what_the_checks_read_of_nvccs_files_is_taken_and_the_rest_removed(self):
         with tempfile.TemporaryDirectory() as stage:
             library = os.path.join(stage, "liblab1_student.so")
             os.makedirs(keep_folder(library))
-            for name in ("vector_add.fatbin", "vector_add.cpp1.ii", "vector_add.cpp4.ii", "liblab1_student_dlink.fatbin"):
+            for name in ("vector_add.fatbin", "vector_add.cpp1.ii", "vector_add.cpp4.ii",
+                         "vector_add.compute_75.cudafe1.cpp", "vector_add.compute_75.cudafe1.c",
+                         "liblab1_student_dlink.fatbin"):
                 with open(os.path.join(keep_folder(library), name), "w") as handle:
                     handle.write(name)
             self.assertTrue(take_kept_files(os.path.join(stage, "vector_add.cu"), library))
@@ -37,7 +39,10 @@ class Kits(unittest.TestCase):
                 self.assertEqual(handle.read(), "vector_add.fatbin")  # the file's, not the link's
             with open(preprocessed_of(library)) as handle:
                 self.assertEqual(handle.read(), "vector_add.cpp4.ii")  # the host side's (cpp1 is a GPU's)
-            self.assertEqual(sorted(os.listdir(stage)), ["liblab1_student.fatbin", "liblab1_student.ii"])
+            with open(host_code_of(library)) as handle:
+                self.assertEqual(handle.read(), "vector_add.compute_75.cudafe1.cpp")  # the host's (.c: a GPU's)
+            self.assertEqual(sorted(os.listdir(stage)),
+                             ["liblab1_student.fatbin", "liblab1_student.host.cpp", "liblab1_student.ii"])
             self.assertFalse(take_kept_files(os.path.join(stage, "vector_add.cu"), library))  # nothing kept
             os.makedirs(keep_folder(library))
             with open(os.path.join(keep_folder(library), "vector_add.fatbin"), "w") as handle:

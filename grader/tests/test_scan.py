@@ -35,6 +35,12 @@ class Scan(unittest.TestCase):
         self.assertEqual(names(source), [("cuBLAS", "cublas_v2.h", 1), ("Thrust", "thrust/sort.h", 2),
                                          ("CUB", "cub", 3), ("cuBLAS", "cublasSgemm_v2", 3)])
 
+    def test_a_raw_string_with_an_encoding_prefix_ends_where_the_compiler_ends_it(self):
+        # Red team 16: u8R"(")" was read as a name and an unclosed string that blanked the line.
+        self.assertEqual([n for _, n, _ in names('auto s = u8R"(")"; auto f = &fopen;\n')], ["fopen"])
+        for prefix in ("u", "U", "L", ""):
+            self.assertEqual([n for _, n, _ in names(f'auto s = {prefix}R"x(")x"; int fork;\n')], ["fork"])
+
     def test_a_library_the_lab_allows_is_not_reported(self):
         self.assertEqual(names("void f() { thrust::sort(); }", ["cublas"]), [])
 
@@ -237,6 +243,48 @@ class Imports(unittest.TestCase):
         self.assertNotIn("look_up", imported)
         self.assertEqual([(f.what, f.name) for f in scan.check_imports(imported, [])],
                          [(scan.FILES_AND_PROGRAMS, "dlsym")])
+
+
+class HostAssembly(unittest.TestCase):
+    """Assembly in host code (nvcc's <file>.cudafe1.cpp), where it makes system calls no name shows."""
+    SOURCE = "/stage/ab12/vector_add.cu"
+
+    def test_assembly_in_host_code_is_found_and_inline_ptx_in_device_code_is_not(self):
+        host_code = "\n".join([
+            f'# 1 "{self.SOURCE}"', "static long raw(long n) {", 'long r; __asm__ volatile("syscall" : "=a"(r) : "a"(n));',
+            "return r; }", "__attribute__((device)) unsigned lane() {int volatile ___ = 1; ::exit(___);}", "#if 0",
+            "# 5", '{ unsigned id; asm("mov.u32 %0, %%laneid;" : "=r"(id)); return id; }', "#endif",
+            '# 1 "/usr/include/x86_64-linux-gnu/sys/cdefs.h" 1 3', 'extern int open(const char*) __asm__("open64");',
+            f'# 9 "{self.SOURCE}" 2', 'void f() { printf("asm is a word in a message"); }', ""])
+        self.assertEqual([(f.what, f.name, f.line) for f in scan.check_host_assembly(host_code, self.SOURCE)],
+                         [(scan.HOST_ASSEMBLY, "__asm__", 2)])
+
+    def test_the_shipped_files_and_fair_files_have_no_host_assembly(self):
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        if not os.access(nvcc, os.X_OK):
+            self.skipTest("no nvcc")
+        source = helpers.SOURCE_DIR
+        files = sorted(glob.glob(os.path.join(source, "solutions", "*", "*.cu")) +
+                       glob.glob(os.path.join(source, "grader", "corpus", "red-team", "**", "lab?", "*fair*", "*.cu"),
+                                 recursive=True))
+        files.append(os.path.join(source, "grader", "corpus", "red-team", "round16", "lab1",
+                                  "02-trick_raw_syscalls_in_host_asm", "vector_add.cu"))
+        found = {}
+        with tempfile.TemporaryDirectory() as work:
+            for path in files:
+                lab = re.search(r"[/_]lab([0-9])[/_]", path).group(1)
+                lab_dir = glob.glob(os.path.join(source, "labs", f"lab{lab}_*"))[0]
+                keep = os.path.join(work, str(len(found)))
+                os.makedirs(keep)
+                subprocess.run([nvcc, "-c", "-O3", "-std=c++17", "-arch=sm_90", f"-I{lab_dir}",
+                                f"-I{os.path.join(source, 'common')}", "-keep", "-keep-dir", keep, path,
+                                "-o", os.path.join(keep, "x.o")], check=True, capture_output=True)
+                host = glob.glob(os.path.join(keep, "*.cudafe1.cpp"))
+                self.assertEqual(len(host), 1, path)
+                with open(host[0], encoding="utf-8", errors="replace") as handle:
+                    found[os.path.basename(os.path.dirname(path))] = scan.check_host_assembly(handle.read(), path)
+        self.assertEqual({name for name, findings in found.items() if findings},
+                         {"02-trick_raw_syscalls_in_host_asm"})
 
 
 class Dependencies(unittest.TestCase):

@@ -107,6 +107,9 @@ TEST_CASE("floats computed on in double are told by the kernel's signature and i
   // The tensor cores and the bulk copy unit add in double too (red team 14).
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "DMMA.8x8x4"})));
   CHECK(computes_on_floats_in_double(kernel(float_kernel, {"UBLKRED.G.S.ADD.F64.RN"})));
+  // A tensor map's reduction has no type in the instruction: with floats widened, it may add in double.
+  CHECK(computes_on_floats_in_double(kernel(float_kernel, {"F2F.F64.F32", "STS.64", "UTMAREDG.2D.ADD"})));
+  CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E", "STS", "UTMAREDG.2D.ADD"})));
   CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E.64", "MOV", "F2F.F32.F64"})));
 }
 

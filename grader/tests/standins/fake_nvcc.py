@@ -40,5 +40,7 @@ if "-keep-dir" in args:  # nvcc's own device code and host-side preprocessed tex
     with open(stem + ".fatbin", "w", encoding="latin-1") as handle:
         handle.write(text)
     pasted = re.sub(r"CAT\((\w+), *(\w+)\)", r"\1\2", text)
+    with open(stem + ".cudafe1.cpp", "w", encoding="latin-1") as handle:  # host code: all of it, here
+        handle.write(f'# 1 "{source}"\n{pasted}')
     with open(stem + ".cpp4.ii", "w", encoding="latin-1") as handle:
         handle.write(f'# 1 "/usr/include/stdio.h"\nextern FILE *fopen(const char *, const char *);\n# 1 "{source}"\n{pasted}')

@@ -1,0 +1,166 @@
+// Red team 16, lab 3, file 06 (fair): the reference solution, with the loop of
+// row_sums_kernel that sums one lane's share of a row moved into a device
+// function named `section`. Nothing forbidden: the raw scan passes it (red team
+// 15 made the `section` rule read attributes only). But after the preprocessor,
+// `__device__` is `__attribute__((device))`, and the second look's
+// _SECTION_ATTRIBUTE pattern (`__attribute__\s*\(\([^;{}]*?\bsection\s*\(`)
+// runs from that attribute on to the function's name: "placing files or bytes
+// in the build by hand: section", 0 points.
+
+#include "lab3.cuh"
+
+#include <memlab/cuda_check.cuh>
+#include <memlab/launch.cuh>
+
+#include <algorithm>
+
+namespace lab3 {
+
+namespace {
+
+constexpr int kThreadsPerBlock = 256;
+constexpr int kWarpSize = 32;
+constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+std::size_t warp_per_row_blocks(std::size_t rows) { return (rows + kWarpsPerBlock - 1) / kWarpsPerBlock; }
+
+// ---- Step 1: one template, two types -------------------------------------
+
+// Memory pattern: one warp per row, lane l reading columns l, l + 32, ...: each
+// load is 32 neighbouring elements, 128 bytes for float and 256 for double, so
+// the double kernel moves exactly twice the bytes in the same number of loads.
+// The accumulator has the matrix's type: a float accumulator in the double
+// kernel would throw away 29 of double's 53 bits at every addition.
+// One lane's section of a row: columns lane, lane + 32, ...
+template <typename real>
+__device__ real section(const real* line, std::size_t cols, unsigned lane) {
+  real sum = 0;
+  for (std::size_t c = lane; c < cols; c += kWarpSize) sum += line[c];
+  return sum;
+}
+
+template <typename real>
+__global__ void row_sums_kernel(const real* __restrict__ matrix, real* __restrict__ sums, std::size_t rows,
+                                std::size_t cols) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const std::size_t row = blockIdx.x * static_cast<std::size_t>(kWarpsPerBlock) + threadIdx.x / kWarpSize;
+  if (row >= rows) return;  // the whole warp leaves together: the shuffles need all 32 lanes
+  real sum = section(matrix + row * cols, cols, lane);
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(kFullWarp, sum, offset);
+  if (lane == 0) sums[row] = sum;
+}
+
+template <typename real>
+void launch_row_sums(const real* matrix, real* sums, std::size_t rows, std::size_t cols, cudaStream_t stream) {
+  if (rows == 0) return;
+  row_sums_kernel<real><<<warp_per_row_blocks(rows), kThreadsPerBlock, 0, stream>>>(matrix, sums, rows, cols);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+// ---- Step 2: compensated summation in float -------------------------------
+
+// Kahan's idea: `compensation` holds what the last additions lost to rounding
+// (negated), and is subtracted from the next term before it is added. The
+// lost part of t = sum + y is exactly (t - sum) - y: IEEE arithmetic without
+// --use_fast_math evaluates it as written, so nvcc must not simplify it to 0.
+struct Compensated {
+  float sum = 0.0f;
+  float compensation = 0.0f;
+
+  __device__ void add(float x) {
+    const float y = x - compensation;
+    const float t = sum + y;
+    compensation = (t - sum) - y;
+    sum = t;
+  }
+  // Adds another lane's (sum, compensation). The rounding error of the two sums'
+  // addition is recovered exactly (Knuth's two-sum) and kept in the compensation.
+  __device__ void merge(const Compensated& other) {
+    const float t = sum + other.sum;
+    const float other_part = t - sum;
+    const float rounding = (sum - (t - other_part)) + (other.sum - other_part);
+    compensation += other.compensation - rounding;
+    sum = t;
+  }
+  __device__ float value() const { return sum - compensation; }
+};
+
+// Memory pattern: the same as row_sums_kernel (one warp per row, coalesced);
+// the extra floating-point work (4 operations per element instead of 1) hides
+// under the loads, so the compensated sum costs (almost) no time.
+__global__ void row_sums_compensated_kernel(const float* __restrict__ matrix, float* __restrict__ sums,
+                                            std::size_t rows, std::size_t cols) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const std::size_t row = blockIdx.x * static_cast<std::size_t>(kWarpsPerBlock) + threadIdx.x / kWarpSize;
+  if (row >= rows) return;
+  const float* line = matrix + row * cols;
+  Compensated total;
+  for (std::size_t c = lane; c < cols; c += kWarpSize) total.add(line[c]);
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    Compensated other;
+    other.sum = __shfl_down_sync(kFullWarp, total.sum, offset);
+    other.compensation = __shfl_down_sync(kFullWarp, total.compensation, offset);
+    total.merge(other);
+  }
+  if (lane == 0) sums[row] = total.value();
+}
+
+// ---- Step 3: compute-bound ------------------------------------------------
+
+// Memory pattern: each element read once and written once (8 bytes for float,
+// 16 for double), with 2 x kPolynomialDegree floating-point operations between:
+// 128 operations per byte for float, so the arithmetic units, not DRAM, set the
+// time. The loop is a chain of dependent multiply-adds (nvcc fuses each into
+// one FMA); a full GPU of threads keeps enough independent chains in flight.
+// It is unrolled completely: an SM sub-partition issues one instruction per
+// clock and can finish one float FMA per clock, so in float every loop-counter
+// or branch instruction costs an FMA's slot (in double, FMAs take two clocks
+// and the overhead hides).
+template <typename real>
+__global__ void polynomial_kernel(const real* __restrict__ x, real* __restrict__ y, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+    const real xi = x[i];
+    real value = 1;
+#pragma unroll
+    for (int k = 0; k < kPolynomialDegree; ++k) value = value * xi + real(1);
+    y[i] = value;
+  }
+}
+
+template <typename real>
+void launch_polynomial(const real* x, real* y, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  // Enough blocks for every SM's full share of threads, never more than n needs.
+  const std::size_t blocks = std::min<std::size_t>((n + kThreadsPerBlock - 1) / kThreadsPerBlock,
+                                                   std::size_t{8} * memlab::multiprocessor_count());
+  polynomial_kernel<real><<<blocks, kThreadsPerBlock, 0, stream>>>(x, y, n);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void row_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols, cudaStream_t stream) {
+  launch_row_sums(matrix, sums, rows, cols, stream);
+}
+
+void row_sums(const double* matrix, double* sums, std::size_t rows, std::size_t cols, cudaStream_t stream) {
+  launch_row_sums(matrix, sums, rows, cols, stream);
+}
+
+void row_sums_compensated(const float* matrix, float* sums, std::size_t rows, std::size_t cols,
+                          cudaStream_t stream) {
+  if (rows == 0) return;
+  row_sums_compensated_kernel<<<warp_per_row_blocks(rows), kThreadsPerBlock, 0, stream>>>(matrix, sums, rows,
+                                                                                          cols);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+void polynomial(const float* x, float* y, std::size_t n, cudaStream_t stream) { launch_polynomial(x, y, n, stream); }
+
+void polynomial(const double* x, double* y, std::size_t n, cudaStream_t stream) {
+  launch_polynomial(x, y, n, stream);
+}
+
+}  // namespace lab3
