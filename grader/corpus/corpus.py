@@ -192,9 +192,10 @@ LABS = {
                   statement="  std::exit(3);\n"),
             # Looks for the reference's build where an unsandboxed runner could open it (the kit
             # beside its working folder, the build folder) and forwards vector_add to it; the
-            # names are spelled so that the lexical scan does not see them. In the sandbox the
-            # paths do not exist, and the file is the skeleton.
-            Entry("borrows_the_reference", Expect("graded", total=(0, 0)), from_skeleton=True,
+            # names are pasted by a macro, which the scan's second look (the preprocessed lines)
+            # and its imports look both see: forbidden before anything runs. (In the sandbox the
+            # paths would not exist, and the file would be the skeleton.)
+            Entry("borrows_the_reference", Expect("forbidden API", total=(0, 0)), from_skeleton=True,
                   prelude="#define CORPUS_JOIN(a, b) a##b\n"
                           "extern \"C\" void* CORPUS_JOIN(dl, open)(const char*, int);\n"
                           "extern \"C\" void* CORPUS_JOIN(dl, sym)(void*, const char*);\n"
@@ -293,6 +294,15 @@ RED_TEAM = {
         # _Fork, execve: found among the build's imports) or by system calls in host assembly.
         ("round16/01-trick_unlisted_names_fopen64_fork_execve", Expect("forbidden API", total=(0, 0))),
         ("round16/02-trick_raw_syscalls_in_host_asm", Expect("forbidden API", total=(0, 0))),
+        # Round 17 (round17/README.md): host assembly behind a pragma's quote, system calls from
+        # heap made executable by personality(), and file doors by other names (forbidden); a host
+        # timer with empty asm compiler barriers is fair to the scan and is graded like round 3's
+        # host-clock timer (step 2 fails; not yet run on a GPU).
+        ("round17/01-trick_pragma_quote_hides_host_asm", Expect("forbidden API", total=(0, 0))),
+        ("round17/02-trick_personality_makes_heap_executable", Expect("forbidden API", total=(0, 0))),
+        ("round17/03-trick_unlisted_doors_basic_file_nocancel_wordexp", Expect("forbidden API", total=(0, 0))),
+        ("round17/04-fair_empty_asm_compiler_barrier_in_host_timer",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.
@@ -368,6 +378,13 @@ RED_TEAM = {
         ("round16/08-trick_u8_raw_string_hides_rest_of_line", Expect("forbidden API", total=(0, 0))),
         ("round16/09-trick_tma_tensor_reduction_adds_in_double",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
+        # Round 17: nvcc's handle for the registered fatbin pointed at other bytes after the runner's
+        # guard let it through, through nvcc's variable or a second registration made by weakrefs;
+        # names hidden behind a digit separator. Each names nvcc's symbols (forbidden); past the
+        # scan, the guard refuses each build when it is loaded (host.runner_registers_only_the_files_code).
+        ("round17/01-trick_nvcc_handle_swapped_after_guard", Expect("forbidden API", total=(0, 0))),
+        ("round17/02-trick_digit_separator_hides_the_handle_name", Expect("forbidden API", total=(0, 0))),
+        ("round17/03-trick_weakref_registration_handle_swapped", Expect("forbidden API", total=(0, 0))),
         # PTX spelled to mislead a reader of PTX text: machine code is read on every GPU.
         ("round15/08-trick_ptx_spelled_to_mislead_a_text_reader",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),

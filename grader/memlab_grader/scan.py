@@ -39,6 +39,7 @@ _FILE_NAMES = {
     # the exec family and fork, and what finds or maps code in a process.
     "fopen64", "freopen64", "tmpfile64", "_Fork", "execve", "execveat", "fexecve", "mmap64",
     "dladdr", "dladdr1", "dlinfo", "ptrace", "process_vm_readv", "process_vm_writev", "memfd_create", "shm_open",
+    "wordexp", "__basic_file", "personality",
 }
 # Forbidden when imported from the C library only: a student's own function may be called so.
 _IMPORTED_FILE_NAMES = {"clone", "clone3", "socket", "connect", "socketpair"}
@@ -47,7 +48,7 @@ _FILE_CALLS = {"open", "openat", "creat", "read", "write", "pread", "pwrite", "r
                "openat64", "creat64", "pread64", "pwrite64", "readlinkat", "unlinkat"}
 # How the C library names a function it also exports under another spelling: __open_2 and
 # __open64_2 (fortified), __libc_open, open64: an import is read as the name inside.
-_C_LIBRARY_SPELLING = re.compile(r"^(?:__libc_|__)?(.+?)(?:64)?(?:_2)?$")
+_C_LIBRARY_SPELLING = re.compile(r"^(?:__libc_|__)?(.+?)(?:64)?(?:_2|_nocancel)?$")
 _FILE_HEADERS = re.compile(
     r"^(fstream|filesystem|experimental/filesystem|fcntl\.h|unistd\.h|dlfcn\.h|spawn\.h|dirent\.h|"
     r"sys/mman\.h|sys/syscall\.h|sys/stat\.h)$")
@@ -76,10 +77,11 @@ GPU_CODE_AT_RUN_TIME = "loading GPU code at run time"
 # a fatbin held as bytes (red team 12); no student's file has a reason to name them. Nor the
 # names that swap the fatbin nvcc registers for other bytes (red team 14): renaming its symbol
 # (#pragma redefine_extname fatbinData ...), or finding it in the loaded library
-# (__ehdr_start, dl_iterate_phdr) and writing over it (mprotect).
+# (__ehdr_start, dl_iterate_phdr) and writing over it (mprotect); nor the handle nvcc's code
+# keeps for the registered fatbin (__nv_fatbinhandle_for_managed_rt: red team 17).
 _GPU_CODE_NAMES = re.compile(r"^(cuModuleLoad|cuLibraryLoad|cudaLibraryLoad|cuLink(Create|Add|Complete)|nvrtc|"
                              r"nvJitLink|nvPTXCompiler|cudaGetDriverEntryPoint|cuGetProcAddress|__cuda|"
-                             r"cudaGetExportTable|__fatbinwrap|fatbinData$|__fatDeviceText|__nv_module_id|"
+                             r"cudaGetExportTable|__fatbinwrap|fatbinData$|__fatDeviceText|__nv_module_id|__nv_fatbinhandle|"
                              r"redefine_extname$|mprotect$|pkey_mprotect$|dl_iterate_phdr$|__ehdr_start$|"
                              r"__executable_start$)")
 _GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt/host_runtime\.h|"
@@ -140,6 +142,15 @@ def _continues_a_name(c: str) -> bool:
 _RAW_STRING = re.compile(r'(?:u8|u|U|L)?R"')
 
 
+def _in_a_number(source: str, at: int) -> bool:
+    """Whether the ' at @p at separates digits of a number (10'000, 0xff'ff): the
+    token it ends began with a digit, and a digit follows."""
+    start = at
+    while start > 0 and (source[start - 1].isalnum() or source[start - 1] in "'._"):
+        start -= 1
+    return source[start:start + 1].isdigit() and source[at + 1:at + 2].isalnum()
+
+
 def _segments(source: str) -> Iterator[Tuple[str, str]]:
     """@p source in order as ("code" | "comment" | "string" | "char", text) pieces,
     as the compiler reads them: a string's text keeps its quotes (a raw string's
@@ -163,6 +174,9 @@ def _segments(source: str) -> Iterator[Tuple[str, str]]:
             end = source.find(")" + delimiter + '"', open_paren + 1) if open_paren >= 0 else -1
             end = n if end < 0 else end + len(delimiter) + 2
             yield "string", source[i:end]
+        elif c == "'" and _in_a_number(source, i):
+            end = i + 1  # a digit separator (10'000), no character literal (red team 17)
+            yield "code", c
         elif c in "\"'":
             j = i + 1
             while j < n and source[j] != c and source[j] != "\n":
@@ -267,6 +281,10 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
 
 
 # "# 12 "/stage/precision.cu" 2": from here the preprocessor's output is that file's line 12.
+# A pragma, written out by the preprocessor on a line of its own (from _Pragma too): joined
+# to the code of the same source line, a lone quote in it would blank the rest (red team 17).
+# What a pragma may do is read in the source (the first look).
+_PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma\b")
 _LINE_MARKER = re.compile(r'^#[ \t]*(?:line[ \t]+)?([0-9]+)[ \t]+"((?:[^"\\]|\\.)*)"')
 
 
@@ -286,7 +304,7 @@ def lines_after_preprocessing(preprocessed: str, source: str) -> str:
             number = int(marker.group(1))
             current = os.path.normpath(os.path.join(folder, re.sub(r'\\(.)', r"\1", marker.group(2))))
             continue
-        if current == source and text.strip():
+        if current == source and text.strip() and not _PRAGMA_LINE.match(text):
             lines[number] = lines[number] + " " + text if number in lines else text
         number += 1
     return "\n".join(lines.get(line, "") for line in range(1, max(lines, default=0) + 1))
@@ -296,6 +314,7 @@ HOST_ASSEMBLY = "assembly in host code (system calls by hand)"
 _FRONT_END_MARKER = re.compile(r'^#[ \t]*([0-9]+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
 _CONDITIONAL = re.compile(r"^#[ \t]*(if|ifdef|ifndef|endif)\b")
 _ASSEMBLY = re.compile(r"\b(asm|__asm__|__asm)\b")
+_EMPTY_ASSEMBLY = re.compile(r'(?:\s*(?:volatile|__volatile__|inline|goto))*\s*\(\s*(?:"\s*"\s*)+[:)]')
 
 
 def check_host_assembly(host_code: str, source: str) -> List[Finding]:
@@ -321,12 +340,20 @@ def check_host_assembly(host_code: str, source: str) -> List[Finding]:
             if marker.group(2) is not None:
                 current = os.path.normpath(os.path.join(folder, re.sub(r'\\(.)', r"\1", marker.group(2))))
             continue
-        elif current == source:
+        elif current == source and not _PRAGMA_LINE.match(text):
             kept[number] = kept.get(number, "") + " " + text
         if not marker:
             number += 1
-    code = blank_comments_and_literals("\n".join(kept.get(line, "") for line in range(1, max(kept, default=0) + 1)))
-    return [Finding(HOST_ASSEMBLY, match.group(1), _line_of(code, match.start())) for match in _ASSEMBLY.finditer(code)]
+    text = "\n".join(kept.get(line, "") for line in range(1, max(kept, default=0) + 1))
+    code = blank_comments_and_literals(text)
+    with_strings = blank_comments_and_literals(text, keep_strings=True)
+    findings = []
+    for match in _ASSEMBLY.finditer(code):
+        # An empty template, asm volatile("" ::: "memory"), is a compiler barrier: no instruction.
+        template = _EMPTY_ASSEMBLY.match(with_strings, match.end())
+        if not template:
+            findings.append(Finding(HOST_ASSEMBLY, match.group(1), _line_of(code, match.start())))
+    return findings
 
 
 def scan_preprocessed(preprocessed: str, source: str, forbidden_libraries: Sequence[str]) -> List[Finding]:
@@ -340,7 +367,27 @@ def scan_preprocessed(preprocessed: str, source: str, forbidden_libraries: Seque
 # build, and harmless there (the runner guards what a build registers: registered_code.hpp).
 _NVCC_OWN_CALLS = re.compile(r"^__cuda(Register|Unregister|PushCallConfiguration|PopCallConfiguration|"
                              r"LaunchKernel|GetKernel|InitModule)")
-_MANGLED_NAME_PART = re.compile(r"([0-9]+)([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _mangled_names(mangled: str) -> List[str]:
+    """The names a C++ symbol is made of (_ZNSt12__basic_fileIcE4openEPKc: __basic_file,
+    open): each is its length, then that many characters (red team 17: a greedy reading
+    took the first name only). Other letters of the mangling may read as one-letter
+    names; no forbidden name is that short."""
+    names, at, fresh = [], 0, True
+    while at < len(mangled):
+        digits = re.match(r"[0-9]+", mangled[at:]) if fresh or not mangled[at - 1].isdigit() else None
+        if not digits:
+            at, fresh = at + 1, False
+            continue
+        start = at + len(digits.group(0))
+        name = mangled[start:start + int(digits.group(0))]
+        if int(digits.group(0)) > 0 and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            names.append(name)
+            at, fresh = start + len(name), True
+        else:
+            at, fresh = start, False
+    return names
 
 
 def check_imports(names: Iterable[str], forbidden_libraries: Sequence[str]) -> List[Finding]:
@@ -353,8 +400,7 @@ def check_imports(names: Iterable[str], forbidden_libraries: Sequence[str]) -> L
     for imported in names:
         parts = [imported] + [name for name in _C_LIBRARY_SPELLING.match(imported).groups() if name != imported]
         if imported.startswith("_Z"):
-            parts = [name[:int(length)] for length, name in _MANGLED_NAME_PART.findall(imported)
-                     if int(length) <= len(name)]
+            parts = _mangled_names(imported)
         for part in parts:
             for label, name_pattern, _ in libraries:
                 if name_pattern.search(part):

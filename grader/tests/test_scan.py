@@ -41,6 +41,11 @@ class Scan(unittest.TestCase):
         for prefix in ("u", "U", "L", ""):
             self.assertEqual([n for _, n, _ in names(f'auto s = {prefix}R"x(")x"; int fork;\n')], ["fork"])
 
+    def test_a_digit_separator_starts_no_character_literal(self):
+        # Red team 17: 10'000 read as an unclosed literal blanked the rest of the line.
+        self.assertEqual([n for _, n, _ in names("constexpr int kRows = 10'000; int fork;\n")], ["fork"])
+        self.assertEqual([n for _, n, _ in names("auto c = u8'a'; int x = 0xff'ff; int dlsym;\n")], ["dlsym"])
+
     def test_a_library_the_lab_allows_is_not_reported(self):
         self.assertEqual(names("void f() { thrust::sort(); }", ["cublas"]), [])
 
@@ -212,7 +217,9 @@ class Imports(unittest.TestCase):
                           (scan.FILES_AND_PROGRAMS, "write"), (scan.GPU_CODE_AT_RUN_TIME, "cudaLibraryLoadData"),
                           ("cuBLAS", "cublasSgemm_v2"), (scan.FILES_AND_PROGRAMS, "basic_ifstream")])
         # Other names for the same doors (red team 16): large-file twins, fortified and libc spellings.
-        for other in ("fopen64", "_Fork", "execve", "__open_2", "__open64_2", "open64", "clone", "socket"):
+        for other in ("fopen64", "_Fork", "execve", "__open_2", "__open64_2", "open64", "clone", "socket",
+                      "__open64_nocancel", "__read_nocancel", "wordexp", "personality",
+                      "_ZNSt12__basic_fileIcE4openEPKcSt13_Ios_Openmodei"):  # red team 17
             self.assertEqual({f.what for f in scan.check_imports([other], [])}, {scan.FILES_AND_PROGRAMS}, other)
         # What nvcc's own code, printf, streams and the runtime's API import in every honest build.
         honest = ["__cudaRegisterFatBinary", "__cudaPushCallConfiguration", "__cudaLaunchKernel", "printf",
@@ -259,6 +266,14 @@ class HostAssembly(unittest.TestCase):
         self.assertEqual([(f.what, f.name, f.line) for f in scan.check_host_assembly(host_code, self.SOURCE)],
                          [(scan.HOST_ASSEMBLY, "__asm__", 2)])
 
+    def test_a_pragma_on_the_same_line_hides_nothing_and_an_empty_template_is_no_instruction(self):
+        # Red team 17: _Pragma("x '") printed on the asm's line; a lone quote blanked the rest.
+        host_code = "\n".join([f'# 1 "{self.SOURCE}"', "#pragma x '", "# 1", 'long r; __asm__ volatile("syscall");',
+                                f'# 1 "{self.SOURCE}"', 'void barrier() { asm volatile("" ::: "memory"); }',
+                                'void other() { __asm__ __volatile__ ( "" "" ); }', ""])
+        self.assertEqual([(f.name, f.line) for f in scan.check_host_assembly(host_code, self.SOURCE)],
+                         [("__asm__", 1)])
+
     def test_the_shipped_files_and_fair_files_have_no_host_assembly(self):
         nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
         if not os.access(nvcc, os.X_OK):
@@ -269,6 +284,8 @@ class HostAssembly(unittest.TestCase):
                                  recursive=True))
         files.append(os.path.join(source, "grader", "corpus", "red-team", "round16", "lab1",
                                   "02-trick_raw_syscalls_in_host_asm", "vector_add.cu"))
+        files.append(os.path.join(source, "grader", "corpus", "red-team", "round17", "lab1",
+                                  "01-trick_pragma_quote_hides_host_asm", "vector_add.cu"))
         found = {}
         with tempfile.TemporaryDirectory() as work:
             for path in files:
@@ -283,8 +300,9 @@ class HostAssembly(unittest.TestCase):
                 self.assertEqual(len(host), 1, path)
                 with open(host[0], encoding="utf-8", errors="replace") as handle:
                     found[os.path.basename(os.path.dirname(path))] = scan.check_host_assembly(handle.read(), path)
+        # (Round 17's fair file 04 holds empty asm statements, compiler barriers: fair.)
         self.assertEqual({name for name, findings in found.items() if findings},
-                         {"02-trick_raw_syscalls_in_host_asm"})
+                         {"02-trick_raw_syscalls_in_host_asm", "01-trick_pragma_quote_hides_host_asm"})
 
 
 class Dependencies(unittest.TestCase):

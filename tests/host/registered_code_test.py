@@ -3,7 +3,8 @@
 with lab 3's real runner and builds compiled by grade.py's command: the
 reference loads, and red team 14's two ways to register other code than the
 file's (nvcc's fatbin symbol renamed by a pragma; the fatbin written over by a
-constructor before it is registered) end the runner before it serves a call.
+constructor before it is registered) and red team 17's two (a registered
+handle pointed at other bytes afterwards) end the runner before it serves a call.
 Without a GPU the runner gets as far as its first CUDA call, after loading.
 
     registered_code_test.py --build BUILD
@@ -21,8 +22,13 @@ sys.path.insert(0, os.path.join(SOURCE, "grader"))
 from memlab_grader.kit import KitError, device_code_of, load_kit  # noqa: E402
 
 ROUND14 = os.path.join(SOURCE, "grader", "corpus", "red-team", "round14", "lab3")
+ROUND17 = os.path.join(SOURCE, "grader", "corpus", "red-team", "round17", "lab3")
 TRICKS = {"renamed_fatbin": os.path.join(ROUND14, "01-trick_redefine_extname_registers_other_code", "precision.cu"),
-          "fatbin_written_over": os.path.join(ROUND14, "06-trick_constructor_patches_fatbin", "precision.cu")}
+          "fatbin_written_over": os.path.join(ROUND14, "06-trick_constructor_patches_fatbin", "precision.cu"),
+          # Red team 17: a handle pointed at other bytes after registration, through nvcc's own
+          # variable or a second registration made through weakrefs.
+          "handle_swapped": os.path.join(ROUND17, "01-trick_nvcc_handle_swapped_after_guard", "precision.cu"),
+          "weakref_registration": os.path.join(ROUND17, "03-trick_weakref_registration_handle_swapped", "precision.cu")}
 REFUSED = "registers GPU code that nvcc did not compile from the lab's file"
 
 

@@ -37,6 +37,18 @@ constexpr std::uint64_t kLargestFatbin = std::uint64_t{1} << 30;
 
 std::vector<std::string> allowed;  // the whole fatbins that may be registered
 bool checking = false;
+bool closed = false;  // the build is loaded: it registers nothing more
+
+// One registration let through: the runtime's handle, the private wrapper it
+// was given, and whether the handle held that wrapper when it came back (the
+// runtime's layout this guard can then check: cudart 13 keeps it at [0]).
+struct Registered {
+  void** handle;
+  const FatbinWrapper* wrapper;
+  const void* fatbin;
+  bool handle_holds_wrapper;
+};
+std::vector<Registered> registered_so_far;
 
 // The size of the fatbin at @p data by its header, or 0 when it has none.
 std::uint64_t fatbin_size(const void* data) {
@@ -56,7 +68,7 @@ std::uint64_t fatbin_size(const void* data) {
 }
 
 // A copy of @p wrapper whose fatbin is a read-only copy of @p fatbin, kept for the life of the process.
-void* private_copy(const FatbinWrapper& wrapper, const std::string& fatbin) {
+FatbinWrapper* private_copy(const FatbinWrapper& wrapper, const std::string& fatbin) {
   const long page = ::sysconf(_SC_PAGESIZE);
   const std::size_t length = (fatbin.size() + static_cast<std::size_t>(page) - 1) / page * page;
   void* bytes = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -83,6 +95,26 @@ void allow_only(const std::string& fatbins) {
   checking = true;
 }
 
+void close_registrations() {
+  if (!checking) return;
+  closed = true;
+  check_registrations();
+}
+
+void check_registrations() {
+  // Between loading and the runtime's first look at what was registered, the
+  // build's constructors could have pointed a handle (its address is a
+  // variable of every file's host code) or a wrapper at other bytes (red team 17).
+  for (const Registered& one : registered_so_far) {
+    if (one.handle_holds_wrapper && one.handle[0] != static_cast<const void*>(one.wrapper)) {
+      refuse("a registered fatbin's handle was changed after registration");
+    }
+    if (one.wrapper->magic != kWrapperMagic || one.wrapper->data != one.fatbin) {
+      refuse("a registered fatbin's wrapper was changed after registration");
+    }
+  }
+}
+
 }  // namespace memlab::grading
 
 // The build's registration calls resolve here, ahead of libcudart's (the
@@ -97,13 +129,22 @@ extern "C" __attribute__((visibility("default"))) void** __cudaRegisterFatBinary
   }
   using namespace memlab::grading;
   if (!checking) return registered(fat_cubin);
+  if (closed) refuse("a fatbin registered after the build was loaded");
   const auto* wrapper = static_cast<const FatbinWrapper*>(fat_cubin);
-  if (wrapper == nullptr || wrapper->magic != kWrapperMagic || wrapper->data == nullptr) refuse("not a fatbin");
+  // nvcc's wrapper for a whole-program file: version 1, no list of other fatbins (-rdc's).
+  if (wrapper == nullptr || wrapper->magic != kWrapperMagic || wrapper->version != 1 ||
+      wrapper->filename_or_fatbins != nullptr || wrapper->data == nullptr) {
+    refuse("not a fatbin as nvcc wraps one");
+  }
   const std::uint64_t size = fatbin_size(wrapper->data);
   if (size == 0) refuse("not a fatbin");
   const std::string fatbin(static_cast<const char*>(wrapper->data), size);
   for (const std::string& one : allowed) {
-    if (one == fatbin) return registered(private_copy(*wrapper, fatbin));
+    if (one != fatbin) continue;
+    FatbinWrapper* copy = private_copy(*wrapper, fatbin);
+    void** handle = registered(copy);
+    registered_so_far.push_back({handle, copy, copy->data, handle != nullptr && handle[0] == copy});
+    return handle;
   }
   refuse("a fatbin of " + std::to_string(size) + " bytes that is neither the file's nor the table's");
 }

@@ -13,7 +13,9 @@
 /// the runner before the build's code runs on: the lab grader then names the
 /// build "not loadable", with the message printed here. What is allowed is
 /// registered from a private copy, so changing the build's own bytes or its
-/// wrapper after registration changes nothing either.
+/// wrapper after registration changes nothing either; and a build that points
+/// a handle or the copy's wrapper elsewhere before the runtime loads it is
+/// refused once it is loaded (close_registrations).
 ///
 /// Runs in the student's runner, whose code could in principle find and undo
 /// this guard in memory (grader/README.md, threat model): it closes the ways
@@ -28,5 +30,17 @@ namespace memlab::grading {
 /// one after another, as nvcc writes them); any other ends this process with
 /// exit code 2. Throws std::invalid_argument if @p fatbins holds no fatbin.
 void allow_only(const std::string& fatbins);
+
+/// The build is loaded: any later registration ends this process, and so does
+/// a handle or wrapper of an earlier one that the build's constructors changed
+/// (red team 17). Called after dlopen and before the runtime first loads the
+/// registered code (the runner asks for eager module loading, so that happens
+/// when its context is made, before the build's code runs again).
+void close_registrations();
+
+/// Ends this process if a handle or wrapper of a registration let through now
+/// points elsewhere: checked again before every call the runner serves, in case
+/// a thread of the build changed one after close_registrations().
+void check_registrations();
 
 }  // namespace memlab::grading
