@@ -98,17 +98,22 @@ void allow_only(const std::string& fatbins) {
 void close_registrations() {
   if (!checking) return;
   closed = true;
-  check_registrations();
-}
-
-void check_registrations() {
-  // Between loading and the runtime's first look at what was registered, the
+  // Between registration and the runtime's first look at what was registered
+  // (eager loading, when the runner makes its context, just after this), the
   // build's constructors could have pointed a handle (its address is a
-  // variable of every file's host code) or a wrapper at other bytes (red team 17).
+  // variable of every file's host code) at other bytes (red team 17). No
+  // module is loaded yet, so the handle still holds what the runtime put there.
   for (const Registered& one : registered_so_far) {
     if (one.handle_holds_wrapper && one.handle[0] != static_cast<const void*>(one.wrapper)) {
       refuse("a registered fatbin's handle was changed after registration");
     }
+  }
+  check_registrations();
+}
+
+void check_registrations() {
+  // The wrappers are the runner's own: only the build could change them.
+  for (const Registered& one : registered_so_far) {
     if (one.wrapper->magic != kWrapperMagic || one.wrapper->data != one.fatbin) {
       refuse("a registered fatbin's wrapper was changed after registration");
     }

@@ -38,9 +38,10 @@ void allow_only(const std::string& fatbins);
 /// when its context is made, before the build's code runs again).
 void close_registrations();
 
-/// Ends this process if a handle or wrapper of a registration let through now
+/// Ends this process if the private wrapper of a registration let through now
 /// points elsewhere: checked again before every call the runner serves, in case
-/// a thread of the build changed one after close_registrations().
+/// a thread of the build changed one after close_registrations(). (The handles
+/// are the runtime's, which may change them once it loads the modules.)
 void check_registrations();
 
 }  // namespace memlab::grading
