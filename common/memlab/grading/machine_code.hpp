@@ -101,7 +101,7 @@ struct CodeTools {
 struct BuildCode {
   Code code;         ///< the build's code that the GPU runs (machine code, or PTX)
   int machine = 0;   ///< the machine code read: code.arch, or what ptxas compiled PTX for (90 for sm_90)
-  std::vector<KernelCode> kernels;
+  std::vector<KernelCode> kernels;  ///< its kernels, each with the functions it calls
   /// "its sm_90 machine code", or "its compute_90 PTX, compiled for sm_100 with ptxas".
   std::string description() const;
 };
