@@ -264,9 +264,9 @@ def _prepare(submission: Submission, kit: Kit, layout: Layout, limits: Limits,
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings), source_sha256=digest,
                         compile_seconds=seconds)
     if not kept:
-        return _outcome(student, Status.GRADER_ERROR, "nvcc compiled the file but did not keep its device code and "
-                        "preprocessed text, which the method checks and the scan read", source_sha256=digest,
-                        compile_seconds=seconds)
+        return _outcome(student, Status.GRADER_ERROR, "nvcc compiled the file but did not keep its device code, "
+                        "preprocessed text and host code, which the method checks and the scan read",
+                        source_sha256=digest, compile_seconds=seconds)
     findings = kit.scan_build(source, library)
     if findings:
         return _outcome(student, Status.FORBIDDEN, scan.describe(findings) + " (read in the compiled file)",

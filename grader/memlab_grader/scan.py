@@ -67,7 +67,9 @@ _SPLICE = re.compile(r"\\[ \t]*\r?\n")
 
 def _line_directives(source: str) -> List[Finding]:
     spliced = _SPLICE.sub("", source)
-    code = "".join(" " if kind == "comment" else text for kind, text in _segments(spliced))
+    # A comment is one blank; a literal's text is no directive (a raw string may hold "# 1 ...").
+    code = "".join(" " if kind == "comment" else re.sub(r"[^\n]", " ", text) if kind in ("string", "char") else text
+                   for kind, text in _segments(spliced))
     return [Finding(LINE_DIRECTIVES, "#" + match.group(1), 0) for match in _LINE_DIRECTIVE.finditer(code)]
 
 # GPU code a build loads at run time (from a string or bytes of its own) runs kernels that
@@ -280,39 +282,77 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
     return findings
 
 
-# "# 12 "/stage/precision.cu" 2": from here the preprocessor's output is that file's line 12.
+# "# 12 "/stage/precision.cu" 2": from here the compiler's output is that file's line 12
+# (nvcc's front end also writes "# 13": the same file's line 13).
+_LINE_MARKER = re.compile(r'^#[ \t]*(?:line[ \t]+)?([0-9]+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
 # A pragma, written out by the preprocessor on a line of its own (from _Pragma too): joined
 # to the code of the same source line, a lone quote in it would blank the rest (red team 17).
 # What a pragma may do is read in the source (the first look).
 _PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma\b")
-_LINE_MARKER = re.compile(r'^#[ \t]*(?:line[ \t]+)?([0-9]+)[ \t]+"((?:[^"\\]|\\.)*)"')
+_CONDITIONAL = re.compile(r"^#[ \t]*(if|ifdef|ifndef|endif)\b")
+_DISABLED = re.compile(r"^#[ \t]*if[ \t]+0[ \t]*$")
 
 
-def lines_after_preprocessing(preprocessed: str, source: str) -> str:
-    """The lines of @p source (an absolute path) in the preprocessor's output
-    @p preprocessed, each at its own line number: macros expanded, comments
-    gone; the lines of every other file left out. A file's path is compared as
-    written out in full: the file included again as "./precision.cu" is still
-    the file (red team 16)."""
+def lines_after_preprocessing(compiled: str, source: str) -> str:
+    """The lines of @p source (an absolute path) in @p compiled, the
+    preprocessor's output or nvcc's front end's, each at its own line number:
+    macros expanded, comments gone; the lines of every other file, pragma lines
+    and what `#if 0` sets apart (the front end puts device functions' bodies
+    there) left out. A file's path is compared as written out in full: the file
+    included again as "./precision.cu" is still the file (red team 16)."""
     lines: dict = {}
     source = os.path.normpath(source)
     folder = os.path.dirname(source)
-    current, number = "", 0
-    for text in preprocessed.split("\n"):
-        marker = _LINE_MARKER.match(text)
-        if marker:
-            number = int(marker.group(1))
-            current = os.path.normpath(os.path.join(folder, re.sub(r'\\(.)', r"\1", marker.group(2))))
+    current, number, disabled = "", 0, 0
+    raw_end = ""  # the end of a raw string literal that runs on past this line, ')delim"'
+    for text in compiled.split("\n"):
+        if raw_end:
+            # Inside a raw string: text, whatever it looks like (a marker, #if 0).
+            if current == source:
+                lines[number] = lines[number] + " " + text if number in lines else text
+            closed = text.find(raw_end)
+            if closed >= 0:
+                raw_end = _unclosed_raw_string(text[closed + len(raw_end):])
+            number += 1
             continue
-        if current == source and text.strip() and not _PRAGMA_LINE.match(text):
-            lines[number] = lines[number] + " " + text if number in lines else text
-        number += 1
+        marker = _LINE_MARKER.match(text)
+        if disabled:
+            conditional = _CONDITIONAL.match(text)
+            if conditional:
+                disabled += -1 if conditional.group(1) == "endif" else 1
+        elif _DISABLED.match(text):
+            disabled = 1
+        elif marker:
+            number = int(marker.group(1))
+            if marker.group(2) is not None:
+                current = os.path.normpath(os.path.join(folder, re.sub(r'\\(.)', r"\1", marker.group(2))))
+            continue
+        else:
+            if current == source and text.strip() and not _PRAGMA_LINE.match(text):
+                lines[number] = lines[number] + " " + text if number in lines else text
+            raw_end = _unclosed_raw_string(text)
+        if not marker:
+            number += 1
     return "\n".join(lines.get(line, "") for line in range(1, max(lines, default=0) + 1))
 
 
+def _unclosed_raw_string(line: str) -> str:
+    """The end (')delim"') of a raw string literal that @p line opens and does not
+    close, or "": the next lines are the literal's text, and a line in it that
+    reads '# 5 "/usr/include/stdio.h"' or '#if 0' is neither a marker nor a
+    directive (the compiler's output keeps a raw string as written)."""
+    if 'R"' not in line:
+        return ""
+    for kind, text in _segments(line):
+        raw = _RAW_STRING.match(text) if kind == "string" else None
+        if raw:
+            delimiter = text[raw.end():text.find("(")] if "(" in text else ""
+            if not text.endswith(")" + delimiter + '"') or len(text) < raw.end() + 2 * len(delimiter) + 3:
+                return ")" + delimiter + '"'
+    return ""
+
+
 HOST_ASSEMBLY = "assembly in host code (system calls by hand)"
-_FRONT_END_MARKER = re.compile(r'^#[ \t]*([0-9]+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
-_CONDITIONAL = re.compile(r"^#[ \t]*(if|ifdef|ifndef|endif)\b")
 _ASSEMBLY = re.compile(r"\b(asm|__asm__|__asm)\b")
 _EMPTY_ASSEMBLY = re.compile(r'(?:\s*(?:volatile|__volatile__|inline|goto))*\s*\(\s*(?:"\s*"\s*)+[:)]')
 
@@ -323,35 +363,13 @@ def check_host_assembly(host_code: str, source: str) -> List[Finding]:
     inline PTX belongs, set apart under #if 0). On the host, assembly is a way to
     make system calls that no name, macro or import shows (red team 16); no lab
     needs it there."""
-    source = os.path.normpath(source)
-    folder = os.path.dirname(source)
-    current, number, skipping = "", 0, 0
-    kept: dict = {}
-    for text in host_code.split("\n"):
-        marker = _FRONT_END_MARKER.match(text)
-        conditional = _CONDITIONAL.match(text)
-        if skipping:
-            if conditional:
-                skipping += -1 if conditional.group(1) == "endif" else 1
-        elif re.match(r"^#[ \t]*if[ \t]+0[ \t]*$", text):
-            skipping = 1
-        elif marker:
-            number = int(marker.group(1))
-            if marker.group(2) is not None:
-                current = os.path.normpath(os.path.join(folder, re.sub(r'\\(.)', r"\1", marker.group(2))))
-            continue
-        elif current == source and not _PRAGMA_LINE.match(text):
-            kept[number] = kept.get(number, "") + " " + text
-        if not marker:
-            number += 1
-    text = "\n".join(kept.get(line, "") for line in range(1, max(kept, default=0) + 1))
+    text = lines_after_preprocessing(host_code, source)
     code = blank_comments_and_literals(text)
     with_strings = blank_comments_and_literals(text, keep_strings=True)
     findings = []
     for match in _ASSEMBLY.finditer(code):
         # An empty template, asm volatile("" ::: "memory"), is a compiler barrier: no instruction.
-        template = _EMPTY_ASSEMBLY.match(with_strings, match.end())
-        if not template:
+        if not _EMPTY_ASSEMBLY.match(with_strings, match.end()):
             findings.append(Finding(HOST_ASSEMBLY, match.group(1), _line_of(code, match.start())))
     return findings
 
@@ -398,9 +416,10 @@ def check_imports(names: Iterable[str], forbidden_libraries: Sequence[str]) -> L
     findings: List[Finding] = []
     libraries = [LIBRARIES[name] for name in forbidden_libraries]
     for imported in names:
-        parts = [imported] + [name for name in _C_LIBRARY_SPELLING.match(imported).groups() if name != imported]
         if imported.startswith("_Z"):
             parts = _mangled_names(imported)
+        else:
+            parts = [imported] + [name for name in _C_LIBRARY_SPELLING.match(imported).groups() if name != imported]
         for part in parts:
             for label, name_pattern, _ in libraries:
                 if name_pattern.search(part):
@@ -410,17 +429,6 @@ def check_imports(names: Iterable[str], forbidden_libraries: Sequence[str]) -> L
             elif _GPU_CODE_NAMES.match(part) and not _NVCC_OWN_CALLS.match(part):
                 findings.append(Finding(GPU_CODE_AT_RUN_TIME, part, 0))
     return findings
-
-
-def check_library(library: str, forbidden_libraries: Sequence[str]) -> List[Finding]:
-    """check_imports on what the built @p library imports (nothing to check in a
-    file that is not ELF: the tests' stand-in compiler writes text; nvcc never)."""
-    from . import elf  # noqa: PLC0415 (scan itself reads text only)
-    try:
-        with open(library, "rb") as handle:
-            return check_imports(elf.imported_names(handle.read()), forbidden_libraries)
-    except elf.NotElf:
-        return []
 
 
 def _is_call(code: str, match: re.Match) -> bool:

@@ -157,6 +157,15 @@ class Preprocessed(unittest.TestCase):
         again = text + '# 1 "/stage/ab12/./vector_add.cu" 1\nint fork;\n'
         self.assertEqual(scan.lines_after_preprocessing(again, self.SOURCE), "int fork;\nint main() { return 0; }")
 
+    def test_a_raw_string_that_looks_like_a_marker_hides_no_line(self):
+        # The preprocessor keeps a raw string as written: a line in it that reads like a marker
+        # or an #if 0 is the literal's text, and the file's next lines are still the file's.
+        for inside in ('# 1 "/usr/include/stdio.h" 1 3', "#if 0"):
+            text = self.preprocessed(f'# 1 "{self.SOURCE}"', 'const char* s = R"x(', inside, ')x";',
+                                     "void f() { fork(); }")
+            self.assertEqual([(f.name, f.line) for f in scan.scan_preprocessed(text, self.SOURCE, ALL)],
+                             [("fork", 4)], inside)
+
     def test_a_line_directive_that_would_hide_lines_is_forbidden(self):
         source = '#line 1 "/usr/include/stdio.h"\nint fopen_count;\n  # 7 "x.h"\n'
         self.assertEqual(names(source), [(scan.LINE_DIRECTIVES, "#line", 0), (scan.LINE_DIRECTIVES, "#7", 0)])
