@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace memlab {
@@ -19,6 +20,13 @@ void write_file_atomically(const std::string& path, const std::function<void(std
     std::remove(temporary.c_str());
     throw std::runtime_error("cannot rename " + temporary + " to " + path);
   }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  return file ? bytes.str() : std::string();
 }
 
 }  // namespace memlab

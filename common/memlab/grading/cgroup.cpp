@@ -1,6 +1,8 @@
 // Cgroup (cgroup.hpp): a folder of the cgroup v2 file system per runner.
 #include "memlab/grading/cgroup.hpp"
 
+#include "memlab/files.hpp"
+
 #include <dirent.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -24,13 +26,6 @@ namespace memlab::grading {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Where the cgroup v2 file system is mounted ("" if it is not), from /proc/self/mountinfo:
 // "id parent major:minor root mount-point options ... - type source super-options".

@@ -17,6 +17,7 @@
 #include "memlab/grading/remote.hpp"
 #include "memlab/grading/shareable.hpp"
 #include "memlab/grading/speed.hpp"
+#include "memlab/files.hpp"
 #include "memlab/report.hpp"
 
 #include <unistd.h>
@@ -29,7 +30,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 namespace {
@@ -282,14 +282,12 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   for (const std::string& path : allowed_code_paths) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << file.rdbuf();
-    if (!file || bytes.str().empty()) {
+    const std::string code = read_file(path);
+    if (code.empty()) {
       std::cerr << lab.id << " grader: --allowed-code: cannot read " << path << "\n";
       return kBadInput;
     }
-    runners.allowed_code += bytes.str();
+    runners.allowed_code += code;
   }
   remote::set_up_runners(runners);
   remote::on_student_trouble(record_student_trouble);
