@@ -284,7 +284,9 @@ RED_TEAM = {
                                                   total=(0, 80))),
         ("02b-control_no_sigcont_timer", Expect("graded", points={"step1.speed": 0}, total=(80, 80))),
         ("03-hog_memory_skips_2p31_check", Expect("timed out|graded", points={"step1.correct": 0}, total=(0, 20))),
-        ("04-mitm_forged_step2_events", Expect("graded", points={"step2.timer": 0}, total=(0, 50))),
+        # Its proxy between the runner and the grader's socket needs socketpair, which the scan names
+        # among the build's imports since session 10 (before, the grader's own events failed step 2).
+        ("04-mitm_forged_step2_events", Expect("forbidden API", total=(0, 0))),
         ("05-freeze_escape_hopper", Expect("forbidden API", total=(0, 0))),
         ("06-fair_timer_syncs_first", FULL),
         ("08-fair_footprints_on_the_bounds", FULL),
@@ -297,7 +299,9 @@ RED_TEAM = {
         # Round 17 (round17/README.md): host assembly behind a pragma's quote, system calls from
         # heap made executable by personality(), and file doors by other names (forbidden); a host
         # timer with empty asm compiler barriers is fair to the scan and is graded like round 3's
-        # host-clock timer (step 2 fails; not yet run on a GPU).
+        # host-clock timer: step 2 fails (its warm launches took 1.85x-1.88x the grader's events
+        # around the same kernel on an H100, run 74; before that bound, the 110% share of the call
+        # decided it, and it passed in 3 of 4 copies).
         ("round17/01-trick_pragma_quote_hides_host_asm", Expect("forbidden API", total=(0, 0))),
         ("round17/02-trick_personality_makes_heap_executable", Expect("forbidden API", total=(0, 0))),
         ("round17/03-trick_unlisted_doors_basic_file_nocancel_wordexp", Expect("forbidden API", total=(0, 0))),

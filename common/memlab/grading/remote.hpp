@@ -327,8 +327,10 @@ void before_next_call(const Preamble& preamble);
 /// Grader side: times @p count calls of function @p index with @p arguments,
 /// back to back on the reference's runner's stream, each between its own pair
 /// of CUDA events. Used where launches of a few microseconds must be told
-/// apart, which the grader's clock cannot do. Only for Side::reference: in the
-/// student's runner the lab's code could answer in the runner's place.
+/// apart, which the grader's clock cannot do. In the student's runner the lab's
+/// code could answer in the runner's place: times from Side::student are the
+/// student's word, for raising a bar that Side::reference's times set, never
+/// for lowering one or for a grade of their own.
 std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count);
 
 namespace detail {

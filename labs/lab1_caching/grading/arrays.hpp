@@ -29,6 +29,14 @@ constexpr std::size_t kBytesPerElement = 3 * sizeof(float);  // a and b read, c 
 constexpr int kLaunches = 5;                 // the OLCF caching exercise's five launches in a row
 constexpr int kHoldMicroseconds = 1000;      // far longer than queueing five launches takes
 constexpr int kLongHoldMicroseconds = 3000;  // step 2's other hold: a GPU timer does not see the difference
+// Warm launches at least this much faster than the cold one count as "faster",
+// at most kNoSpeedup as "not faster"; in between, the measurement does not
+// decide (step 4 leaves that footprint ungraded; step 2 asks a timer for no
+// gain unless the reference's shows clearly more). Measured speedups (10th to
+// 90th percentile over rounds, H200): 1.27 to 1.69 from L2/8 to L2/2, 0.86 to
+// 0.99 from 1x to 8x L2 (docs/measurements/lab1.md).
+constexpr double kClearlyFaster = 1.15;
+constexpr double kNoSpeedup = 1.05;
 
 inline const lab1::Api& student() { return grading::student<lab1::Api>(); }
 inline const lab1::Api& reference() { return grading::reference<lab1::Api>(); }

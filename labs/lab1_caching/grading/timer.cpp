@@ -7,7 +7,9 @@
 #include <memlab/grading/catch2.hpp>
 #include <memlab/grading/remote.hpp>
 #include <memlab/report.hpp>
+#include <memlab/stats.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -16,6 +18,41 @@ namespace lab1::checks {
 
 namespace remote = memlab::grading::remote;
 using memlab::format_text;
+
+namespace {
+
+// Rounds at L2/2 (medians over them are judged).
+constexpr int kCacheRounds = 15;
+// The student's warm launches (median of launches 2-5) may take at most this
+// many times the runner's events around the same kernel, plus a microsecond for
+// the events' resolution on GPUs whose launches there take only a few. On an
+// H100 (docs/measurements/trusted-grading.md, runs 72-74) event timers measured
+// 0.99x-1.04x, a timer that waits after every launch 1.55x, and host clocks
+// around a launch and a synchronize 1.85x-1.98x.
+constexpr double kMostOverOwnWarm = 1.25;
+constexpr double kOwnWarmAllowanceMs = 0.001;
+// Their warm speed-up must show at least these shares of the cache's gain: of
+// the reference's, and of the student's own kernel's by the runner's events (a
+// slower kernel from L2 gains less; a timer that lets the host's pace into the
+// warm launches shows less than its own kernel's gain). On an H100 (runs 72-74)
+// the reference measured 1.55x-1.69x; a correct timer around a kernel with one
+// thread per element 1.21x where its kernel showed 1.22x-1.28x; a timer that
+// waits after every launch 1.03x-1.14x where its kernel showed 1.57x-1.67x
+// (the host's microseconds between launches hide the cache).
+constexpr double kShareOfCacheGain = 0.2;
+constexpr double kShareOfOwnGain = 0.5;
+
+double warm_ms(const std::vector<std::vector<double>>& launch_ms) {
+  std::vector<double> warm;
+  for (int i = 1; i < kLaunches; ++i) warm.push_back(memlab::median(launch_ms[i]));
+  return memlab::median(warm);
+}
+
+double warm_speedup(const std::vector<std::vector<double>>& launch_ms) {
+  return memlab::median(launch_ms[0]) / warm_ms(launch_ms);
+}
+
+}  // namespace
 
 void require_times(const std::vector<float>& ms, int launches) {
   if (ms.size() != static_cast<std::size_t>(launches)) {
@@ -70,6 +107,7 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
   result.n = n;
   result.theirs.resize(kLaunches);
   result.references.resize(kLaunches);
+  result.their_kernel_by_runner.resize(kLaunches);
   for (int round = 0; round < rounds; ++round) {
     const bool long_hold = round % 2 == 1;
     remote::before_next_call({true, long_hold ? kLongHoldMicroseconds : kHoldMicroseconds});
@@ -79,8 +117,77 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
     result.first_after_hold[long_hold].push_back(ms[0]);
     const std::vector<double> mine = reference_launch_times(arr, n);
     for (int i = 0; i < kLaunches; ++i) result.references[i].push_back(mine[i]);
+    remote::before_next_call({true, kHoldMicroseconds});
+    const std::vector<double> by_runner = remote::time_in_runner(remote::Side::student, &lab1::Api::vector_add,
+                                                                 kLaunches, arr.a(), arr.b(), arr.c(), n,
+                                                                 grading::stream());
+    for (int i = 0; i < kLaunches; ++i) result.their_kernel_by_runner[i].push_back(by_runner[i]);
   }
   return result;
+}
+
+TimerVerdict judge_timer_at_half_l2() {
+  const TimerAtHalfL2 half = measure_timer_at_half_l2(kCacheRounds);
+  const std::vector<std::vector<double>>& theirs = half.theirs;
+  const std::vector<std::vector<double>>& own = half.their_kernel_by_runner;
+  const std::vector<std::vector<double>>& references = half.references;
+  const double hold_seen_ms = memlab::median(half.first_after_hold[1]) - memlab::median(half.first_after_hold[0]);
+  const double student_speedup = warm_speedup(theirs);
+  const double own_kernel_speedup = warm_speedup(own);
+  const double reference_speedup = warm_speedup(references);
+  const double their_warm_ms = warm_ms(theirs);
+  const double own_warm_ms = warm_ms(own);
+  // Times from the runner in the student's process are the student's word:
+  // forged, they remove the checks they take part in (the warm launches' time)
+  // or lower a bar to the reference's, and leave the others.
+  const double most_warm_ms = kMostOverOwnWarm * own_warm_ms + kOwnWarmAllowanceMs;
+  const double least_speedup = std::max({kNoSpeedup, 1.0 + kShareOfCacheGain * (reference_speedup - 1.0),
+                                         1.0 + kShareOfOwnGain * (own_kernel_speedup - 1.0)});
+  grading::value("launch1_longer_after_long_hold_ms", hold_seen_ms);
+  grading::value("reference_warm_speedup", reference_speedup);
+  grading::value("student_warm_speedup", student_speedup);
+  grading::value("own_kernel_warm_speedup", own_kernel_speedup);
+  grading::value("warm_over_own_kernel", their_warm_ms / own_warm_ms);
+  grading::value("least_warm_speedup", least_speedup);
+  std::ostringstream table;
+  for (int i = 0; i < kLaunches; ++i) {
+    table << format_text("launch %d: %.4f ms by your events, %.4f ms by the grader's around your kernel, "
+                         "%.4f ms by the reference's\n",
+                         i + 1, memlab::median(theirs[i]), memlab::median(own[i]), memlab::median(references[i]));
+    grading::value(format_text("launch%d_student_ms", i + 1), memlab::median(theirs[i]));
+    grading::value(format_text("launch%d_own_kernel_ms", i + 1), memlab::median(own[i]));
+    grading::value(format_text("launch%d_reference_ms", i + 1), memlab::median(references[i]));
+  }
+  TimerVerdict verdict;
+  verdict.measured = format_text("at L2/2 launches 2-5 %.2fx faster than launch 1 (your kernel by the grader's "
+                                 "events %.2fx, the reference's %.2fx)",
+                                 student_speedup, own_kernel_speedup, reference_speedup);
+  verdict.note = format_text("Your timer, the grader's events around your kernel and the reference's at L2/2, "
+                             "medians of %d rounds:\n", kCacheRounds) + table.str();
+  const std::string where = format_text("(medians of %d rounds at %s)", kCacheRounds,
+                                        describe_footprint(half.n * kBytesPerElement, grading::device().l2_bytes).c_str());
+  if (hold_seen_ms > 0.5e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)) {
+    verdict.failure = format_text("launch 1 took %.3f ms longer by your timer when the stream was held %.0f ms longer "
+                                  "before your launches could run: your timer counts time before the GPU ran launch 1 "
+                                  "(a host clock?). Record a CUDA event on the stream before and after each launch.",
+                                  hold_seen_ms, 1e-3 * (kLongHoldMicroseconds - kHoldMicroseconds));
+  } else if (their_warm_ms > most_warm_ms) {
+    verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by the "
+                                                "grader's events around the same kernel (at most %.4f ms allowed). "
+                                                "Your timer counts time when the GPU was not running your launch: the "
+                                                "host's launch and wake-up (a host clock?) or a wait between launches. "
+                                                "Record a start and a stop event around each launch, all before "
+                                                "waiting.",
+                                                where.c_str(), their_warm_ms, own_warm_ms, most_warm_ms);
+  } else if (reference_speedup >= kClearlyFaster + 0.1 && student_speedup < least_speedup) {
+    verdict.failure = table.str() + format_text("%s: launches 2-5 are %.2fx faster than launch 1 by your events, "
+                                                "%.2fx by the grader's around your kernel and %.2fx by the "
+                                                "reference's (at least %.2fx needed). Time each launch with its own "
+                                                "pair of events, and do not wait between launches.",
+                                                where.c_str(), student_speedup, own_kernel_speedup,
+                                                reference_speedup, least_speedup);
+  }
+  return verdict;
 }
 
 }  // namespace lab1::checks

@@ -24,14 +24,29 @@ struct CallShares {
 };
 CallShares measure_call_shares(int rounds);
 
-/// Rounds at half the L2 size: the student's launch times and the reference's
-/// runner's, per launch, and launch 1's by the student's timer after a short
-/// and after a long hold of the stream.
+/// Rounds at half the L2 size: the student's launch times; the reference's
+/// vector_add timed by its runner; the student's vector_add timed by the
+/// runner's own events in the student's process (the student's word, like
+/// theirs: it may only raise a bar that the reference's times set); all per
+/// launch. And launch 1's by the student's timer after a short and after a long
+/// hold of the stream.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
-  std::vector<std::vector<double>> theirs, references;  // [launch][round]
+  std::vector<std::vector<double>> theirs, references, their_kernel_by_runner;  // [launch][round]
   std::vector<double> first_after_hold[2];              // launch 1 after the short hold, after the long one
 };
 TimerAtHalfL2 measure_timer_at_half_l2(int rounds);
+
+/// Step 2 at half the L2 size: measure_timer_at_half_l2(), every figure
+/// recorded as a check value, and the verdict. Launch 1 must not count the
+/// stream's hold; the warm launches must take about what the runner's events
+/// around the same kernel take; and they must show the cache's gain, as much as
+/// a share of the reference's and of the student's own kernel's.
+struct TimerVerdict {
+  std::string measured;  // the speed-ups, for the report's "measured" column
+  std::string note;      // launch by launch: the student's, the runner's around their kernel, the reference's
+  std::string failure;   // empty when the timer passes
+};
+TimerVerdict judge_timer_at_half_l2();
 
 }  // namespace lab1::checks
