@@ -207,6 +207,13 @@ class Event : public UniqueHandle<cudaEvent_t, cudaEventDestroy> {
   void record(cudaStream_t stream = nullptr) { MEMLAB_CHECK(cudaEventRecord(handle_, stream)); }
   /// Blocks the host until the GPU has passed this event.
   void synchronize() const { MEMLAB_CHECK(cudaEventSynchronize(handle_)); }
+  /// Whether the GPU has passed this event, without waiting.
+  bool done() const {
+    const cudaError_t status = cudaEventQuery(handle_);
+    if (status == cudaErrorNotReady) return false;
+    MEMLAB_CHECK(status);
+    return true;
+  }
 
   /// Milliseconds between two recorded events; waits for @p stop first.
   static float elapsed_ms(const Event& start, const Event& stop) {

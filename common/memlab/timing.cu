@@ -99,7 +99,7 @@ void hold_stream(cudaStream_t stream, int microseconds) {
   MEMLAB_CHECK(cudaLaunchHostFunc(stream, sleep, reinterpret_cast<void*>(std::intptr_t{microseconds})));
 }
 
-std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stream) {
+std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stream, bool* all_queued_first) {
   std::vector<Event> start(static_cast<std::size_t>(count));
   std::vector<Event> stop(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
@@ -107,6 +107,7 @@ std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stre
     work(stream);
     stop[i].record(stream);
   }
+  if (all_queued_first != nullptr && count > 0) *all_queued_first = !start[0].done();
   std::vector<double> ms;
   for (int i = 0; i < count; ++i) ms.push_back(Event::elapsed_ms(start[i], stop[i]));
   MEMLAB_CHECK(cudaGetLastError());

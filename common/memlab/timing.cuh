@@ -110,8 +110,11 @@ class KernelTimer {
 /// Enqueues @p count runs of @p work back to back on @p stream, each between its
 /// own pair of events, then waits and returns each run's milliseconds. Nothing
 /// waits between runs, so they follow each other as they would untimed, and a
-/// run finds in L2 whatever the one before it left there.
-std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stream);
+/// run finds in L2 whatever the one before it left there. Behind a hold_stream(),
+/// @p all_queued_first (when given) says whether every run was enqueued before
+/// the first began: false when @p work waits for the GPU before it returns.
+std::vector<double> time_sequence(const Work& work, int count, cudaStream_t stream,
+                                  bool* all_queued_first = nullptr);
 
 /// Holds @p stream for @p microseconds (a host callback that sleeps), so that
 /// work enqueued right after this call is all queued before any of it starts.

@@ -307,6 +307,26 @@ RED_TEAM = {
         ("round17/03-trick_unlisted_doors_basic_file_nocancel_wordexp", Expect("forbidden API", total=(0, 0))),
         ("round17/04-fair_empty_asm_compiler_barrier_in_host_timer",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        # Round 18 (round18/README.md), against step 2's bounds from the runner's events around the
+        # student's own vector_add: a vector_add slower when the grader calls it (warm launches below the
+        # runner's), a vector_add that waits (its launches cannot queue behind the hold), launches that
+        # never ran (c checked after every call), one total shared out by a fixed ratio (launch 1 against
+        # the rest where all stream from DRAM), and a timer around a kernel of its own: step 2 fails.
+        ("round18/01-trick_waiting_timer_kernel_padded_for_the_runner",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round18/02-trick_vector_add_waits_for_its_stream", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round18/03-trick_host_clock_with_waiting_vector_add",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round18/04-trick_one_event_pair_split_by_a_fixed_ratio",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round18/05-trick_replays_the_runners_own_events", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round18/07-fair_timer_launches_one_thread_per_element",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        # Evict-first loads and stores: whether launches 2-5 still find the arrays in L2 is the GPU's
+        # to say; where they do not, the reference's gain is the bar (the lab's rule), and step 2 fails.
+        ("round18/06-fair_streaming_cache_hints", Expect("graded", total=(50, 100))),
+        # Events made per launch, each launch forked to a stream of its own and joined back: fair.
+        ("round18/08-fair_fork_join_side_stream_per_launch_events", FULL),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.

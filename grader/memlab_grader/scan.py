@@ -31,7 +31,7 @@ LIBRARIES = {
 FILES_AND_PROGRAMS = "reading files or running programs"
 # Names that open files, map them, or start programs: forbidden wherever they appear.
 _FILE_NAMES = {
-    "fopen", "freopen", "fdopen", "tmpfile", "popen", "system", "fork", "vfork", "execl", "execlp",
+    "fopen", "freopen", "fdopen", "tmpfile", "popen", "execl", "execlp",
     "execle", "execv", "execvp", "execvpe", "posix_spawn", "posix_spawnp", "dlopen", "dlmopen", "dlsym",
     "dlvsym", "syscall", "mmap", "ifstream", "ofstream", "fstream", "filebuf", "basic_ifstream",
     "basic_ofstream", "basic_fstream", "basic_filebuf", "filesystem", "opendir",
@@ -43,9 +43,10 @@ _FILE_NAMES = {
 }
 # Forbidden when imported from the C library only: a student's own function may be called so.
 _IMPORTED_FILE_NAMES = {"clone", "clone3", "socket", "connect", "socketpair"}
-# POSIX calls with common names: forbidden when called.
+# POSIX calls with common names: forbidden when called (and when imported: a call through a
+# pointer shows there). A stream-join event named fork is fair (red team 18).
 _FILE_CALLS = {"open", "openat", "creat", "read", "write", "pread", "pwrite", "readlink", "unlink", "open64",
-               "openat64", "creat64", "pread64", "pwrite64", "readlinkat", "unlinkat"}
+               "openat64", "creat64", "pread64", "pwrite64", "readlinkat", "unlinkat", "fork", "vfork", "system"}
 # How the C library names a function it also exports under another spelling: __open_2 and
 # __open64_2 (fortified), __libc_open, open64: an import is read as the name inside.
 _C_LIBRARY_SPELLING = re.compile(r"^(?:__libc_|__)?(.+?)(?:64)?(?:_2|_nocancel)?$")

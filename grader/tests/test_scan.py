@@ -39,12 +39,19 @@ class Scan(unittest.TestCase):
         # Red team 16: u8R"(")" was read as a name and an unclosed string that blanked the line.
         self.assertEqual([n for _, n, _ in names('auto s = u8R"(")"; auto f = &fopen;\n')], ["fopen"])
         for prefix in ("u", "U", "L", ""):
-            self.assertEqual([n for _, n, _ in names(f'auto s = {prefix}R"x(")x"; int fork;\n')], ["fork"])
+            self.assertEqual([n for _, n, _ in names(f'auto s = {prefix}R"x(")x"; int popen;\n')], ["popen"])
 
     def test_a_digit_separator_starts_no_character_literal(self):
         # Red team 17: 10'000 read as an unclosed literal blanked the rest of the line.
-        self.assertEqual([n for _, n, _ in names("constexpr int kRows = 10'000; int fork;\n")], ["fork"])
+        self.assertEqual([n for _, n, _ in names("constexpr int kRows = 10'000; int popen;\n")], ["popen"])
         self.assertEqual([n for _, n, _ in names("auto c = u8'a'; int x = 0xff'ff; int dlsym;\n")], ["dlsym"])
+
+    def test_fork_and_system_are_forbidden_when_called_not_as_names(self):
+        # Red team 18: a fair file's stream-join event was named fork; calls (and imports) are what matter.
+        self.assertEqual(names("struct M { cudaEvent_t fork, join; }; void f(M m) { use(m.fork); bool system = 0; }"),
+                         [])
+        self.assertEqual([n for _, n, _ in names("void f() { if (fork() == 0) system(\"ls\"); vfork (); }")],
+                         ["fork", "system", "vfork"])
 
     def test_a_library_the_lab_allows_is_not_reported(self):
         self.assertEqual(names("void f() { thrust::sort(); }", ["cublas"]), [])

@@ -689,7 +689,7 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
 }
 
-std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
+RunnerTimes time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
   start_runner(side);
   MEMLAB_CHECK(cudaDeviceSynchronize());
   require_idle_gpu();
@@ -701,9 +701,13 @@ std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const W
   request.insert(request.end(), arguments.bytes().begin(), arguments.bytes().end());
   const std::vector<unsigned char> reply = send_and_wait(side, request, nullptr, arguments.descriptors());
   Reader in = check_reply(side, reply);
-  std::vector<double> ms = Codec<std::vector<double>>::get(in);
-  if (ms.size() != static_cast<std::size_t>(count)) throw RunnerError("the runner returned the wrong number of times");
-  return ms;
+  RunnerTimes times;
+  times.all_queued_first = in.raw<std::uint8_t>() != 0;
+  times.ms = Codec<std::vector<double>>::get(in);
+  if (times.ms.size() != static_cast<std::size_t>(count)) {
+    throw RunnerError("the runner returned the wrong number of times");
+  }
+  return times;
 }
 
 void set_up_runners(const RunnerSetup& given) {
@@ -843,7 +847,10 @@ int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Write
           Writer ignored;
           handler(api, index, again, ignored);
         };
-        Codec<std::vector<double>>::put(out, time_sequence(work, count, own_stream));
+        bool all_queued_first = false;
+        const std::vector<double> ms = time_sequence(work, count, own_stream, &all_queued_first);
+        out.raw<std::uint8_t>(all_queued_first ? 1 : 0);
+        Codec<std::vector<double>>::put(out, ms);
       }
       const std::string trouble = cuda_trouble(lost);
       reply = trouble.empty() ? out.bytes() : failure_reply(trouble, lost);

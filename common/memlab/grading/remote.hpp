@@ -331,7 +331,11 @@ void before_next_call(const Preamble& preamble);
 /// code could answer in the runner's place: times from Side::student are the
 /// student's word, for raising a bar that Side::reference's times set, never
 /// for lowering one or for a grade of their own.
-std::vector<double> time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count);
+struct RunnerTimes {
+  std::vector<double> ms;         ///< per call
+  bool all_queued_first = false;  ///< every call returned before the first ran (meaningful behind a hold)
+};
+RunnerTimes time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count);
 
 namespace detail {
 template <typename F>
@@ -350,7 +354,7 @@ struct Encode<R (*)(A...)> {
 /// with @p arguments as it takes them: `time_in_runner<lab1::Api>(Side::student,
 /// &lab1::Api::vector_add, 5, a, b, c, n, stream)`.
 template <typename Api, typename F, typename... Arguments>
-std::vector<double> time_in_runner(Side side, F Api::*member, int count, Arguments&&... arguments) {
+RunnerTimes time_in_runner(Side side, F Api::*member, int count, Arguments&&... arguments) {
   const Api probe{};
   const auto index = static_cast<std::uint32_t>(
       (reinterpret_cast<const char*>(&(probe.*member)) - reinterpret_cast<const char*>(&probe)) / sizeof(F));

@@ -44,6 +44,11 @@ constexpr double kSpeedLimit = grading::kSpeedLimit;
 // (a thousandfold off); far above the call, a cumulative timer (about 3x).
 constexpr double kLeastOfCall = 0.6;
 constexpr double kMostOfCall = 1.1;
+// At those footprints every launch streams from DRAM, so launch 1 takes what
+// the others take: the median over rounds of launch 1 over the others' median
+// must be within this factor of 1, either way (a timer that shares out one
+// total by a fixed ratio, to fake the cache's gain at L2/2, is far off).
+constexpr double kMostFirstOverRest = 1.25;
 constexpr int kClockRounds = 5;
 }  // namespace
 
@@ -88,7 +93,9 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   const std::vector<double>& shares = call.shares;
   const std::string rounds_text = call.rounds;
   const double share = memlab::median(shares);
+  const double first_over_rest = memlab::median(call.first_over_rest);
   grading::value("share_of_call", share);
+  grading::value("large_first_over_rest", first_over_rest);
   const std::string share_text = format_text("your events cover %.0f%% of the call", 100 * share);
   const std::string share_limits = format_text("%.0f%% to %.0f%%", 100 * kLeastOfCall, 100 * kMostOfCall);
 
@@ -101,6 +108,11 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   if (share < kLeastOfCall || share > kMostOfCall) {
     FAIL(rounds_text << "(your launches' times must add up to what the call took, less the few microseconds "
                       << "outside your events; check the units: milliseconds)");
+  }
+  if (first_over_rest > kMostFirstOverRest || first_over_rest < 1.0 / kMostFirstOverRest) {
+    FAIL(rounds_text << format_text("(where every launch streams from DRAM, your launch 1 took %.2fx the others' "
+                                    "time, median of %d rounds: each launch must be timed by its own events)",
+                                    first_over_rest, kClockRounds));
   }
   if (!half.failure.empty()) FAIL(half.failure);
 }

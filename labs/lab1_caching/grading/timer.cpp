@@ -23,12 +23,13 @@ namespace {
 
 // Rounds at L2/2 (medians over them are judged).
 constexpr int kCacheRounds = 15;
-// The student's warm launches (median of launches 2-5) may take at most this
-// many times the runner's events around the same kernel, plus a microsecond for
-// the events' resolution on GPUs whose launches there take only a few. On an
-// H100 (docs/measurements/trusted-grading.md, runs 72-74) event timers measured
-// 0.99x-1.04x, a timer that waits after every launch 1.55x, and host clocks
-// around a launch and a synchronize 1.85x-1.98x.
+// The student's warm launches (median of launches 2-5) must take within this
+// factor of the runner's events around the same kernel, either way, give or
+// take a microsecond for the events' resolution on GPUs whose launches there
+// take only a few. On an H100 (docs/measurements/trusted-grading.md, runs
+// 72-74) event timers measured 0.99x-1.04x, a timer that waits after every
+// launch 1.55x, and host clocks around a launch and a synchronize 1.85x-1.98x.
+// Below: a vector_add slower when the grader calls it than inside the timer.
 constexpr double kMostOverOwnWarm = 1.25;
 constexpr double kOwnWarmAllowanceMs = 0.001;
 // Their warm speed-up must show at least these shares of the cache's gain: of
@@ -65,6 +66,18 @@ void require_times(const std::vector<float>& ms, int launches) {
   }
 }
 
+namespace {
+
+// c after a call of time_launches: it must have launched vector_add on the
+// arrays it was given (a timer that launches nothing reports nothing true).
+void require_computed(const grading::CheckedWork& run, std::size_t n) {
+  if (const std::string wrong = run.verify(); !wrong.empty()) {
+    FAIL("after time_launches at n = " << n << ", " << wrong << ": it must launch vector_add on the arrays it is given");
+  }
+}
+
+}  // namespace
+
 CallShares measure_call_shares(int rounds_wanted) {
   const std::size_t most = elements_for(large_footprint());
   Arrays& large = arrays(most);
@@ -79,13 +92,12 @@ CallShares measure_call_shares(int rounds_wanted) {
     remote::remote_clock().start();
     const std::vector<float> ms = student().time_launches(large.a(), large.b(), large.c(), n, launches, grading::stream());
     const double call_ms = remote::remote_clock().stop_ms();
-    if (const std::string wrong = run.verify(); !wrong.empty()) {
-      FAIL("after time_launches at n = " << n << ", " << wrong << ": it must launch vector_add on the arrays it is given");
-    }
+    require_computed(run, n);
     require_times(ms, launches);
     double reported = 0.0;
     for (float launch : ms) reported += launch;
     result.shares.push_back(reported / call_ms);
+    result.first_over_rest.push_back(ms[0] / memlab::median(std::vector<double>(ms.begin() + 1, ms.end())));
     rounds << format_text("%d launches at %s: %.4f ms by your events, the call took %.4f ms by the grader's clock\n",
                           launches, memlab::format_bytes(static_cast<double>(n * kBytesPerElement)).c_str(), reported,
                           call_ms);
@@ -110,18 +122,22 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
   result.their_kernel_by_runner.resize(kLaunches);
   for (int round = 0; round < rounds; ++round) {
     const bool long_hold = round % 2 == 1;
+    const grading::CheckedWork run = checked_vector_add(student(), arr, n);
+    run.prepare();
     remote::before_next_call({true, long_hold ? kLongHoldMicroseconds : kHoldMicroseconds});
     const std::vector<float> ms = student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
+    require_computed(run, n);
     require_times(ms, kLaunches);
     for (int i = 0; i < kLaunches; ++i) result.theirs[i].push_back(ms[i]);
     result.first_after_hold[long_hold].push_back(ms[0]);
     const std::vector<double> mine = reference_launch_times(arr, n);
     for (int i = 0; i < kLaunches; ++i) result.references[i].push_back(mine[i]);
     remote::before_next_call({true, kHoldMicroseconds});
-    const std::vector<double> by_runner = remote::time_in_runner(remote::Side::student, &lab1::Api::vector_add,
+    const remote::RunnerTimes by_runner = remote::time_in_runner(remote::Side::student, &lab1::Api::vector_add,
                                                                  kLaunches, arr.a(), arr.b(), arr.c(), n,
                                                                  grading::stream());
-    for (int i = 0; i < kLaunches; ++i) result.their_kernel_by_runner[i].push_back(by_runner[i]);
+    for (int i = 0; i < kLaunches; ++i) result.their_kernel_by_runner[i].push_back(by_runner.ms[i]);
+    if (!by_runner.all_queued_first) ++result.rounds_vector_add_waited;
   }
   return result;
 }
@@ -141,6 +157,7 @@ TimerVerdict judge_timer_at_half_l2() {
   // forged, they remove the checks they take part in (the warm launches' time)
   // or lower a bar to the reference's, and leave the others.
   const double most_warm_ms = kMostOverOwnWarm * own_warm_ms + kOwnWarmAllowanceMs;
+  const double least_warm_ms = (own_warm_ms - kOwnWarmAllowanceMs) / kMostOverOwnWarm;
   const double least_speedup = std::max({kNoSpeedup, 1.0 + kShareOfCacheGain * (reference_speedup - 1.0),
                                          1.0 + kShareOfOwnGain * (own_kernel_speedup - 1.0)});
   grading::value("launch1_longer_after_long_hold_ms", hold_seen_ms);
@@ -166,11 +183,28 @@ TimerVerdict judge_timer_at_half_l2() {
                              "medians of %d rounds:\n", kCacheRounds) + table.str();
   const std::string where = format_text("(medians of %d rounds at %s)", kCacheRounds,
                                         describe_footprint(half.n * kBytesPerElement, grading::device().l2_bytes).c_str());
-  if (hold_seen_ms > 0.5e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)) {
+  // A vector_add that waits fails every round; a host busy elsewhere for a
+  // millisecond, now and then, only some.
+  grading::value("rounds_vector_add_waited", half.rounds_vector_add_waited);
+  if (2 * half.rounds_vector_add_waited > kCacheRounds) {
+    verdict.failure = format_text("your vector_add waits for the GPU before it returns: in %d of %d rounds the grader "
+                                  "queued %d calls of it behind a %.0f ms hold of the stream, and the first had run "
+                                  "before the last was queued. lab1.cuh promises that it returns without waiting, and a timer cannot keep "
+                                  "the host's pace out of launches that wait. Remove the synchronisation from "
+                                  "vector_add (cudaStreamSynchronize, cudaDeviceSynchronize, "
+                                  "MEMLAB_CHECK_LAUNCH_SYNC, cudaFree, a blocking copy).",
+                                  half.rounds_vector_add_waited, kCacheRounds, kLaunches, 1e-3 * kHoldMicroseconds);
+  } else if (hold_seen_ms > 0.5e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)) {
     verdict.failure = format_text("launch 1 took %.3f ms longer by your timer when the stream was held %.0f ms longer "
                                   "before your launches could run: your timer counts time before the GPU ran launch 1 "
                                   "(a host clock?). Record a CUDA event on the stream before and after each launch.",
                                   hold_seen_ms, 1e-3 * (kLongHoldMicroseconds - kHoldMicroseconds));
+  } else if (their_warm_ms < least_warm_ms) {
+    verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by the "
+                                                "grader's events around your vector_add (at least %.4f ms expected). "
+                                                "time_launches must launch vector_add itself, and your timer must "
+                                                "time each launch.",
+                                                where.c_str(), their_warm_ms, own_warm_ms, least_warm_ms);
   } else if (their_warm_ms > most_warm_ms) {
     verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by the "
                                                 "grader's events around the same kernel (at most %.4f ms allowed). "

@@ -15,12 +15,14 @@ void require_times(const std::vector<float>& ms, int launches);
 
 /// Rounds at large footprints, where each launch streams from DRAM for a tenth
 /// of a millisecond or more: per round, the student's launch times added up
-/// over the grader's clock for the whole call. The size and the number of
-/// launches change every round, so no fixed answer fits them all. Fails the
-/// check if a call did not compute c or returned malformed times.
+/// over the grader's clock for the whole call, and launch 1's time over the
+/// others' median (about 1 where every launch streams from DRAM). The size and
+/// the number of launches change every round, so no fixed answer fits them
+/// all. Fails the check if a call did not compute c or returned malformed times.
 struct CallShares {
-  std::vector<double> shares;  // per round
-  std::string rounds;          // each round described, for a failure's message
+  std::vector<double> shares;           // per round
+  std::vector<double> first_over_rest;  // per round
+  std::string rounds;                   // each round described, for a failure's message
 };
 CallShares measure_call_shares(int rounds);
 
@@ -29,11 +31,13 @@ CallShares measure_call_shares(int rounds);
 /// runner's own events in the student's process (the student's word, like
 /// theirs: it may only raise a bar that the reference's times set); all per
 /// launch. And launch 1's by the student's timer after a short and after a long
-/// hold of the stream.
+/// hold of the stream. Fails the check if a call of time_launches did not
+/// compute c or returned malformed times.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
   std::vector<std::vector<double>> theirs, references, their_kernel_by_runner;  // [launch][round]
-  std::vector<double> first_after_hold[2];              // launch 1 after the short hold, after the long one
+  std::vector<double> first_after_hold[2];  // launch 1 after the short hold, after the long one
+  int rounds_vector_add_waited = 0;         // the runner's launches could not all queue behind its hold
 };
 TimerAtHalfL2 measure_timer_at_half_l2(int rounds);
 
