@@ -311,7 +311,7 @@ RED_TEAM = {
         # student's own vector_add: a vector_add slower when the grader calls it (warm launches below the
         # runner's), a vector_add that waits (its launches cannot queue behind the hold), launches that
         # never ran (c checked after every call), one total shared out by a fixed ratio (launch 1 against
-        # the rest where all stream from DRAM), and a timer around a kernel of its own: step 2 fails.
+        # the rest where all stream from DRAM): step 2 fails.
         ("round18/01-trick_waiting_timer_kernel_padded_for_the_runner",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("round18/02-trick_vector_add_waits_for_its_stream", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
@@ -320,11 +320,13 @@ RED_TEAM = {
         ("round18/04-trick_one_event_pair_split_by_a_fixed_ratio",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("round18/05-trick_replays_the_runners_own_events", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
-        ("round18/07-fair_timer_launches_one_thread_per_element",
-         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
-        # Evict-first loads and stores: whether launches 2-5 still find the arrays in L2 is the GPU's
-        # to say; where they do not, the reference's gain is the bar (the lab's rule), and step 2 fails.
-        ("round18/06-fair_streaming_cache_hints", Expect("graded", total=(50, 100))),
+        # A correct timer around a kernel of its own (one thread per element, 1.25x the warm time of
+        # its vector_add, 1.29x gain): fair since run 75, where a bar from its vector_add's gain decided it by 0.01x.
+        ("round18/07-fair_timer_launches_one_thread_per_element", FULL),
+        # Evict-first loads and stores: launches 2-5 no longer find the arrays in L2 (1.01x by its timer
+        # and by the grader's events, run 75). Step 2 asks to see the cache, where the reference's runner
+        # sees it (the lab's rule): it fails, and the message names the kernel, not the timer.
+        ("round18/06-fair_streaming_cache_hints", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Events made per launch, each launch forked to a stream of its own and joined back: fair.
         ("round18/08-fair_fork_join_side_stream_per_launch_events", FULL),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.

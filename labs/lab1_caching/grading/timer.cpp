@@ -27,21 +27,19 @@ constexpr int kCacheRounds = 15;
 // factor of the runner's events around the same kernel, either way, give or
 // take a microsecond for the events' resolution on GPUs whose launches there
 // take only a few. On an H100 (docs/measurements/trusted-grading.md, runs
-// 72-74) event timers measured 0.99x-1.04x, a timer that waits after every
+// 72-75) event timers measured 0.98x-1.06x, a timer that waits after every
 // launch 1.55x, and host clocks around a launch and a synchronize 1.85x-1.98x.
-// Below: a vector_add slower when the grader calls it than inside the timer.
+// Below: a vector_add slower when the grader calls it than inside the timer
+// (0.51x).
 constexpr double kMostOverOwnWarm = 1.25;
 constexpr double kOwnWarmAllowanceMs = 0.001;
-// Their warm speed-up must show at least these shares of the cache's gain: of
-// the reference's, and of the student's own kernel's by the runner's events (a
-// slower kernel from L2 gains less; a timer that lets the host's pace into the
-// warm launches shows less than its own kernel's gain). On an H100 (runs 72-74)
-// the reference measured 1.55x-1.69x; a correct timer around a kernel with one
-// thread per element 1.21x where its kernel showed 1.22x-1.28x; a timer that
-// waits after every launch 1.03x-1.14x where its kernel showed 1.57x-1.67x
-// (the host's microseconds between launches hide the cache).
+// Their warm speed-up must show at least this share of the cache's gain that
+// the reference's runner measures (1.53x-1.69x on an H100): a timer that
+// averages the launches shows none. A slower kernel from L2 gains less: one
+// thread per element 1.21x-1.29x. (A bar from the student's own kernel's gain
+// made a correct timer around a kernel other than vector_add pass or fail by
+// noise, run 75; the warm launches' bound above already holds a waiting timer.)
 constexpr double kShareOfCacheGain = 0.2;
-constexpr double kShareOfOwnGain = 0.5;
 
 double warm_ms(const std::vector<std::vector<double>>& launch_ms) {
   std::vector<double> warm;
@@ -154,12 +152,11 @@ TimerVerdict judge_timer_at_half_l2() {
   const double their_warm_ms = warm_ms(theirs);
   const double own_warm_ms = warm_ms(own);
   // Times from the runner in the student's process are the student's word:
-  // forged, they remove the checks they take part in (the warm launches' time)
-  // or lower a bar to the reference's, and leave the others.
+  // forged, they remove the checks they take part in (the warm launches' time
+  // and whether vector_add waits) and leave the others.
   const double most_warm_ms = kMostOverOwnWarm * own_warm_ms + kOwnWarmAllowanceMs;
   const double least_warm_ms = (own_warm_ms - kOwnWarmAllowanceMs) / kMostOverOwnWarm;
-  const double least_speedup = std::max({kNoSpeedup, 1.0 + kShareOfCacheGain * (reference_speedup - 1.0),
-                                         1.0 + kShareOfOwnGain * (own_kernel_speedup - 1.0)});
+  const double least_speedup = std::max(kNoSpeedup, 1.0 + kShareOfCacheGain * (reference_speedup - 1.0));
   grading::value("launch1_longer_after_long_hold_ms", hold_seen_ms);
   grading::value("reference_warm_speedup", reference_speedup);
   grading::value("student_warm_speedup", student_speedup);
@@ -214,12 +211,17 @@ TimerVerdict judge_timer_at_half_l2() {
                                                 "waiting.",
                                                 where.c_str(), their_warm_ms, own_warm_ms, most_warm_ms);
   } else if (reference_speedup >= kClearlyFaster + 0.1 && student_speedup < least_speedup) {
+    // Where the grader's events see no gain either, the kernel is what hides the cache.
+    const char* advice = own_kernel_speedup < least_speedup
+                             ? "Your kernel itself gains little from L2 by the grader's events: it bypasses or evicts "
+                               "the cache (streaming loads or stores?), so no timer can show what this step asks. "
+                               "Load and store as the lab's vector_add does."
+                             : "Time each launch with its own pair of events, and do not wait between launches.";
     verdict.failure = table.str() + format_text("%s: launches 2-5 are %.2fx faster than launch 1 by your events, "
                                                 "%.2fx by the grader's around your kernel and %.2fx by the "
-                                                "reference's (at least %.2fx needed). Time each launch with its own "
-                                                "pair of events, and do not wait between launches.",
+                                                "reference's (at least %.2fx needed). %s",
                                                 where.c_str(), student_speedup, own_kernel_speedup,
-                                                reference_speedup, least_speedup);
+                                                reference_speedup, least_speedup, advice);
   }
   return verdict;
 }

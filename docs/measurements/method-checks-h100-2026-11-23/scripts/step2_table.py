@@ -15,5 +15,5 @@ for path in sorted(list(root.glob("**/students/*/outcome.json")) + list(root.glo
             t, k = launches("student"), launches("own_kernel")
             warm = lambda xs: statistics.median(xs[1:])
             print(f"{name[:44]:44} {c.get('verdict','?'):4} x theirs {g('student_warm_speedup'):.2f} own {g('own_kernel_warm_speedup'):.2f}"
-                  f" ref {g('reference_warm_speedup'):.2f} least {g('least_warm_speedup'):.2f} share {g('share_of_call'):.2f}"
+                  f" ref {g('reference_warm_speedup'):.2f} least {g('least_warm_speedup'):.2f} share {g('share_of_call'):.2f} f1 {g('large_first_over_rest'):.2f}"
                   f" | us cold {t[0]:.1f}/{k[0]:.1f} warm {warm(t):.1f}/{warm(k):.1f} w-ratio {warm(t)/warm(k):.2f}")
