@@ -74,6 +74,29 @@ void require_computed(const grading::CheckedWork& run, std::size_t n) {
   }
 }
 
+// Where every launch streams from DRAM, none can take less than the bytes over
+// the theoretical bandwidth (with the clock's shortfall): not by the grader's
+// clock for the whole call, nor by the student's word for any one launch. A
+// call that launches once and shares the time out among "launches" fails here.
+void require_above_the_floor(const std::vector<float>& ms, double call_ms, std::size_t n) {
+  const double floor_ms = grading::kClockShortfall * grading::memory_floor_ms(static_cast<double>(n * kBytesPerElement));
+  const double launches = static_cast<double>(ms.size());
+  if (call_ms < launches * floor_ms) {
+    FAIL(format_text("at %s the call of time_launches took %.4f ms by the grader's clock, less than %g launches can "
+                     "take on this GPU's memory (%.4f ms): it must launch vector_add as many times as it is asked",
+                     memlab::format_bytes(static_cast<double>(n * kBytesPerElement)).c_str(), call_ms, launches,
+                     launches * floor_ms));
+  }
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    if (ms[i] < floor_ms) {
+      FAIL(format_text("at %s your timer reported launch %zu at %.4f ms, less than one launch can take on this GPU's "
+                       "memory (%.4f ms): each launch must be timed by its own events",
+                       memlab::format_bytes(static_cast<double>(n * kBytesPerElement)).c_str(), i + 1, ms[i],
+                       floor_ms));
+    }
+  }
+}
+
 }  // namespace
 
 CallShares measure_call_shares(int rounds_wanted) {
@@ -92,6 +115,7 @@ CallShares measure_call_shares(int rounds_wanted) {
     const double call_ms = remote::remote_clock().stop_ms();
     require_computed(run, n);
     require_times(ms, launches);
+    require_above_the_floor(ms, call_ms, n);
     double reported = 0.0;
     for (float launch : ms) reported += launch;
     result.shares.push_back(reported / call_ms);

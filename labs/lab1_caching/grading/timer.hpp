@@ -18,7 +18,9 @@ void require_times(const std::vector<float>& ms, int launches);
 /// over the grader's clock for the whole call, and launch 1's time over the
 /// others' median (about 1 where every launch streams from DRAM). The size and
 /// the number of launches change every round, so no fixed answer fits them
-/// all. Fails the check if a call did not compute c or returned malformed times.
+/// all. Fails the check if a call did not compute c, returned malformed times,
+/// or took (by the grader's clock) or reported a launch in less time than the
+/// GPU's memory allows: a call that launched fewer times than it was asked.
 struct CallShares {
   std::vector<double> shares;           // per round
   std::vector<double> first_over_rest;  // per round
