@@ -324,17 +324,19 @@ struct Preamble {
 /// Grader side: @p preamble applies to the next call only.
 void before_next_call(const Preamble& preamble);
 
-/// Grader side: times @p count calls of function @p index with @p arguments,
-/// back to back on the reference's runner's stream, each between its own pair
-/// of CUDA events. Used where launches of a few microseconds must be told
-/// apart, which the grader's clock cannot do. In the student's runner the lab's
-/// code could answer in the runner's place: times from Side::student are the
-/// student's word, for raising a bar that Side::reference's times set, never
-/// for lowering one or for a grade of their own.
+/// What time_calls_in_runner() measured in a runner.
 struct RunnerTimes {
   std::vector<double> ms;         ///< per call
   bool all_queued_first = false;  ///< every call returned before the first ran (meaningful behind a hold)
 };
+
+/// Grader side: times @p count calls of function @p index with @p arguments,
+/// back to back on the runner's stream, each between its own pair of CUDA
+/// events. Used where launches of a few microseconds must be told apart, which
+/// the grader's clock cannot do. In the student's runner the lab's code could
+/// answer in the runner's place: times from Side::student are the student's
+/// word, for failing a student's figures that disagree with them, never for a
+/// time or a grade of their own.
 RunnerTimes time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count);
 
 namespace detail {
