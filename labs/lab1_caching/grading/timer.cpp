@@ -208,13 +208,15 @@ TimerVerdict judge_timer_at_half_l2() {
   // millisecond, now and then, only some.
   grading::value("rounds_vector_add_waited", half.rounds_vector_add_waited);
   if (2 * half.rounds_vector_add_waited > kCacheRounds) {
-    verdict.failure = format_text("your vector_add waits for the GPU before it returns: in %d of %d rounds the grader "
-                                  "queued %d calls of it behind a %.0f ms hold of the stream, and the first had run "
-                                  "before the last was queued. lab1.cuh promises that it returns without waiting, and a timer cannot keep "
-                                  "the host's pace out of launches that wait. Remove the synchronisation from "
-                                  "vector_add (cudaStreamSynchronize, cudaDeviceSynchronize, "
-                                  "MEMLAB_CHECK_LAUNCH_SYNC, cudaFree, a blocking copy).",
-                                  half.rounds_vector_add_waited, kCacheRounds, kLaunches, 1e-3 * kHoldMicroseconds);
+    verdict.failure = format_text(
+        "your vector_add did not return before the GPU ran it: in %d of %d rounds the grader queued %d calls of it "
+        "behind a %.0f ms hold of the stream, and the first had run before the last was queued. Either it waits for "
+        "the GPU (cudaStreamSynchronize, cudaDeviceSynchronize, MEMLAB_CHECK_LAUNCH_SYNC, cudaFree, a blocking copy), "
+        "which lab1.cuh promises it does not, or it spends a long time on the host before it launches "
+        "(a device query in every call, for example: ask once, or use memlab::multiprocessor_count()). Either way its "
+        "launches "
+        "cannot run back to back, and no timer can show the cache.",
+        half.rounds_vector_add_waited, kCacheRounds, kLaunches, 1e-3 * kHoldMicroseconds);
   } else if (hold_seen_ms > 0.5e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)) {
     verdict.failure = format_text("launch 1 took %.3f ms longer by your timer when the stream was held %.0f ms longer "
                                   "before your launches could run: your timer counts time before the GPU ran launch 1 "
