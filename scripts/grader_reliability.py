@@ -106,7 +106,8 @@ def spread(numbers, digits=3):
 def ratio_of(check):
     """The check's student/reference time ratio, or for a timed check without
     one, the ratio it is judged by (a value named *_ratio, such as lab 1 step
-    2's worst per-launch ratio of the student's timer to the grader's)."""
+    2's warm launches by the student's timer over the runner's events around
+    the same kernel)."""
     if isinstance(check.get("ratio"), (int, float)):
         return check["ratio"]
     if check.get("timed"):
@@ -131,8 +132,8 @@ def summarize_lab(lab, reports):
     lines += [f"{len(reports)} runs; **{timing_failures} timing failures**, {other_failures} other failures; "
               f"{unclean} runs did not end with exit 0 and every check run; "
               f"{statistics.median(seconds):.1f} s per run (median).", "",
-              "Ratio: the student's time over the reference's (lab 1 step 2: the worst per-launch ratio of the "
-              "student's timer to the grader's).", "",
+              "Ratio: the student's time over the reference's (lab 1 step 2: the warm launches by the student's "
+              "timer over the runner's events around the same kernel).", "",
               "| check | timed | passed | failed | measured twice | ratio min | p10 | median | p90 | max |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for check_id, rows in checks.items():

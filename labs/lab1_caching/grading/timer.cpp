@@ -185,7 +185,7 @@ TimerVerdict judge_timer_at_half_l2() {
   grading::value("reference_warm_speedup", reference_speedup);
   grading::value("student_warm_speedup", student_speedup);
   grading::value("own_kernel_warm_speedup", own_kernel_speedup);
-  grading::value("warm_over_own_kernel", their_warm_ms / own_warm_ms);
+  grading::value("warm_over_runner_ratio", their_warm_ms / own_warm_ms);
   grading::value("least_warm_speedup", least_speedup);
   std::ostringstream table;
   for (int i = 0; i < kLaunches; ++i) {
