@@ -16,4 +16,7 @@ for path in sorted(list(root.glob("**/students/*/outcome.json")) + list(root.glo
             warm = lambda xs: statistics.median(xs[1:])
             print(f"{name[:44]:44} {c.get('verdict','?'):4} x theirs {g('student_warm_speedup'):.2f} own {g('own_kernel_warm_speedup'):.2f}"
                   f" ref {g('reference_warm_speedup'):.2f} least {g('least_warm_speedup'):.2f} share {g('share_of_call'):.2f} f1 {g('large_first_over_rest'):.2f}"
-                  f" | us cold {t[0]:.1f}/{k[0]:.1f} warm {warm(t):.1f}/{warm(k):.1f} w-ratio {warm(t)/warm(k):.2f}")
+                  f" | us cold {t[0]:.1f}/{k[0]:.1f} warm {warm(t):.1f}/{warm(k):.1f} w-ratio {warm(t)/warm(k):.2f}"
+                  # CUPTI's records (branch next/kernel-records): kernels per call, their warm GPU time, and ours over it.
+                  f" | cupti n {g('recorded_kernels_per_call'):.0f} warm {1000 * g('recorded_kernel_warm_ms'):.1f}"
+                  f" theirs/cupti {g('warm_over_recorded_kernels'):.2f}")
