@@ -79,20 +79,20 @@ void require_computed(const grading::CheckedWork& run, std::size_t n) {
 // clock for the whole call, nor by the student's word for any one launch. A
 // call that launches once and shares the time out among "launches" fails here.
 void require_above_the_floor(const std::vector<float>& ms, double call_ms, std::size_t n) {
-  const double floor_ms = grading::kClockShortfall * grading::memory_floor_ms(static_cast<double>(n * kBytesPerElement));
+  const auto bytes = static_cast<double>(n * kBytesPerElement);
+  const double floor_ms = grading::kClockShortfall * grading::memory_floor_ms(bytes);
   const double launches = static_cast<double>(ms.size());
+  const std::string where = memlab::format_bytes(bytes);
   if (call_ms < launches * floor_ms) {
     FAIL(format_text("at %s the call of time_launches took %.4f ms by the grader's clock, less than %g launches can "
                      "take on this GPU's memory (%.4f ms): it must launch vector_add as many times as it is asked",
-                     memlab::format_bytes(static_cast<double>(n * kBytesPerElement)).c_str(), call_ms, launches,
-                     launches * floor_ms));
+                     where.c_str(), call_ms, launches, launches * floor_ms));
   }
   for (std::size_t i = 0; i < ms.size(); ++i) {
     if (ms[i] < floor_ms) {
       FAIL(format_text("at %s your timer reported launch %zu at %.4f ms, less than one launch can take on this GPU's "
                        "memory (%.4f ms): each launch must be timed by its own events",
-                       memlab::format_bytes(static_cast<double>(n * kBytesPerElement)).c_str(), i + 1, ms[i],
-                       floor_ms));
+                       where.c_str(), i + 1, ms[i], floor_ms));
     }
   }
 }
@@ -214,8 +214,7 @@ TimerVerdict judge_timer_at_half_l2() {
         "the GPU (cudaStreamSynchronize, cudaDeviceSynchronize, MEMLAB_CHECK_LAUNCH_SYNC, cudaFree, a blocking copy), "
         "which lab1.cuh promises it does not, or it spends a long time on the host before it launches "
         "(a device query in every call, for example: ask once, or use memlab::multiprocessor_count()). Either way its "
-        "launches "
-        "cannot run back to back, and no timer can show the cache.",
+        "launches cannot run back to back, and no timer can show the cache.",
         half.rounds_vector_add_waited, kCacheRounds, kLaunches, 1e-3 * kHoldMicroseconds);
   } else if (hold_seen_ms > 0.5e-3 * (kLongHoldMicroseconds - kHoldMicroseconds)) {
     verdict.failure = format_text("launch 1 took %.3f ms longer by your timer when the stream was held %.0f ms longer "

@@ -31,10 +31,11 @@ CallShares measure_call_shares(int rounds);
 /// Rounds at half the L2 size: the student's launch times; the reference's
 /// vector_add timed by its runner; the student's vector_add timed by the
 /// runner's own events in the student's process (the student's word, like
-/// theirs: it may only raise a bar that the reference's times set); all per
-/// launch. And launch 1's by the student's timer after a short and after a long
-/// hold of the stream. Fails the check if a call of time_launches did not
-/// compute c or returned malformed times.
+/// theirs: used only to fail figures of the student's that disagree with it);
+/// all per launch. And launch 1's by the student's timer after a short and
+/// after a long hold of the stream, and in how many rounds the runner's calls
+/// of vector_add could not all queue behind its hold. Fails the check if a call
+/// of time_launches did not compute c or returned malformed times.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
   std::vector<std::vector<double>> theirs, references, their_kernel_by_runner;  // [launch][round]
@@ -44,10 +45,10 @@ struct TimerAtHalfL2 {
 TimerAtHalfL2 measure_timer_at_half_l2(int rounds);
 
 /// Step 2 at half the L2 size: measure_timer_at_half_l2(), every figure
-/// recorded as a check value, and the verdict. Launch 1 must not count the
-/// stream's hold; the warm launches must take about what the runner's events
-/// around the same kernel take; and they must show the cache's gain, as much as
-/// a share of the reference's and of the student's own kernel's.
+/// recorded as a check value, and the verdict. vector_add must not wait before
+/// it returns; launch 1 must not count the stream's hold; the warm launches must
+/// take about what the runner's events around the same kernel take; and they
+/// must show a share of the cache's gain that the reference's runner measures.
 struct TimerVerdict {
   std::string measured;  // the speed-ups, for the report's "measured" column
   std::string note;      // launch by launch: the student's, the runner's around their kernel, the reference's
