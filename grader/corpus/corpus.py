@@ -236,6 +236,11 @@ LABS = {
                   edits=mutant_edits("lab3", "polynomial_too_few_blocks")),
             Entry("double_sums_in_float", Expect("graded", points={"step1.correct": 0}),
                   edits=mutant_edits("lab3", "double_sums_accumulate_in_float")),
+            # Accurate, but computed on the host: step 2's timed runs, each checked to its accuracy, wait for it
+            # (2054x the reference's time, run 79). Whether the check past 2^32 elements (17 GB through the host)
+            # outlasts the per-call limit first, and the accuracy points go too, is the host's timing (run 80).
+            Entry("compensated_on_the_host", Expect("graded|timed out", points={"step2.speed": 0}, total=(75, 90)),
+                  edits=mutant_edits("lab3", "compensated_sums_on_the_host")),
             Entry("skeleton", Expect("graded", points={"step1.correct": 0}), from_skeleton=True),
         ]),
     "lab4": dict(
@@ -393,10 +398,11 @@ RED_TEAM = {
         ("round14/05-trick_ptx_label_hides_statement", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round14/02-trick_signature_hides_floats", Expect("graded", total=(90, 100))),
         # Round 15: two honest messages the scan once joined into a directive (fair); floats widened
-        # through a __device__ buffer and added by step 1's double kernel (open: per kernel, no
-        # kernel takes both).
+        # through a __device__ buffer and added by step 1's double kernel (open for step2.accuracy: per
+        # kernel, no kernel takes both; the widening triples the bytes, so step2.speed, 9.8x on an
+        # H100 in run 80, earns nothing).
         ("round15/07-fair_messages_that_end_and_start_with_directives", FULL),
-        ("round15/03-trick_widen_through_device_global", Expect("graded", total=(90, 100))),
+        ("round15/03-trick_widen_through_device_global", Expect("graded", points={"step2.speed": 0}, total=(90, 90))),
         # Round 16: a double kernel loaded at run time by cudaLibraryLoadData, named through an asm
         # label, token pasting with lines hidden from the second look, a macro expanded in a system
         # header, or behind a u8R raw string: each build imports the loader (forbidden). Found by
