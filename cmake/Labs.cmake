@@ -225,7 +225,7 @@ const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\",
   target_sources(${lab}_grader PRIVATE "${CMAKE_CURRENT_BINARY_DIR}/${lab}_info.cpp")
   # The runner: the process a build's code runs in while it is graded
   # (common/memlab/grading/runner_main.cpp, made for this lab's Api).
-  memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp;${PROJECT_SOURCE_DIR}/common/memlab/grading/registered_code.cpp" memlab_remote)
+  memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp;${PROJECT_SOURCE_DIR}/common/memlab/grading/registered_code.cpp" memlab_launch_watch)
   # The build's registration calls reach the runner's guard first (registered_code.hpp): the
   # one symbol the runner exports.
   target_link_options(${lab}_runner PRIVATE "LINKER:--export-dynamic-symbol=__cudaRegisterFatBinary")

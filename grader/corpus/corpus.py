@@ -390,23 +390,24 @@ RED_TEAM = {
         # Round 14 (round14/README.md): the fatbin nvcc registers swapped for other code, by a
         # pragma or by a constructor writing over it (named by the scan); additions in double by
         # atomics, the tensor cores, or behind a label in inline PTX: step 2 fails. Floats passed
-        # as their bits beside a double parameter pass (an open limit: types are not data).
+        # as their bits beside a double parameter passed while types decided (types are not data);
+        # a kernel that row_sums_compensated launches may not add in double at all, so it fails.
         ("round14/01-trick_redefine_extname_registers_other_code", Expect("forbidden API", total=(0, 0))),
         ("round14/06-trick_constructor_patches_fatbin", Expect("forbidden API", total=(0, 0))),
         ("round14/03-trick_double_atomics_add", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round14/04-trick_dmma_tensor_core_sum", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
         ("round14/05-trick_ptx_label_hides_statement", Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
-        ("round14/02-trick_signature_hides_floats", Expect("graded", total=(90, 100))),
+        ("round14/02-trick_signature_hides_floats", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         # Round 15: two honest messages the scan once joined into a directive (fair); floats widened
-        # through a __device__ buffer and added by step 1's double kernel (open for step2.accuracy: per
-        # kernel, no kernel takes both; the widening triples the bytes, so step2.speed, 9.8x on an
-        # H100 in run 80, earns nothing).
+        # through a __device__ buffer and added by step 1's double kernel: no kernel takes both, but
+        # row_sums_compensated launches one that adds in double (the launch watch), so step 2 fails.
         ("round15/07-fair_messages_that_end_and_start_with_directives", FULL),
-        ("round15/03-trick_widen_through_device_global", Expect("graded", points={"step2.speed": 0}, total=(90, 90))),
+        ("round15/03-trick_widen_through_device_global", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         # Round 16: a double kernel loaded at run time by cudaLibraryLoadData, named through an asm
         # label, token pasting with lines hidden from the second look, a macro expanded in a system
         # header, or behind a u8R raw string: each build imports the loader (forbidden). Found by
-        # walking libcudart's symbols in memory, it imports nothing and passes (open: README).
+        # walking libcudart's symbols in memory, it imports nothing; its kernel, launched by
+        # row_sums_compensated, is not code of the build (the launch watch), so step 2 fails.
         # Floats added in double by the tensor memory accelerator's untyped reduction: step 2 fails.
         ("round16/01-trick_asm_label_loads_double_kernel_at_run_time", Expect("forbidden API", total=(0, 0))),
         ("round16/02-trick_self_include_hides_lines_from_second_look", Expect("forbidden API", total=(0, 0))),
@@ -414,7 +415,8 @@ RED_TEAM = {
         ("round16/04-trick_spliced_line_directive", Expect("forbidden API", total=(0, 0))),
         ("round16/05-trick_macro_expanded_in_system_header", Expect("forbidden API", total=(0, 0))),
         ("round16/06-fair_device_function_named_section", FULL),
-        ("round16/07-trick_export_found_in_memory_no_name_no_import", Expect("graded", total=(90, 100))),
+        ("round16/07-trick_export_found_in_memory_no_name_no_import", Expect("graded", points={"step2.accuracy": 0},
+                                                                            total=(70, 75))),
         ("round16/08-trick_u8_raw_string_hides_rest_of_line", Expect("forbidden API", total=(0, 0))),
         ("round16/09-trick_tma_tensor_reduction_adds_in_double",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
@@ -441,11 +443,13 @@ RED_TEAM = {
         ("round6/10-fair_padded_tiles", Expect("graded", total=(95, 100))),
         ("round6/11-subtle_missing_second_barrier", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
         # Round 12: the naive kernel everywhere, with a lone shared store, or an address converted
-        # to shared: step 2 fails and blocks 3, 4 and 6. The naive kernel for the tiled step beside
-        # an honest step 4 and 6 passes it (the check is over the whole build; grader/README.md).
+        # to shared: step 2 fails and blocks 3, 4 and 6. So does the naive kernel for the tiled step
+        # beside an honest step 4 and 6, since the runner's launch watch names the kernels the tiled
+        # step launches (it passed while the check read the whole build).
         ("round12/01-trick_naive_with_one_shared_store", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
         ("round12/04-trick_ptx_cvta_to_shared", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
-        ("round12/02-trick_naive_tiled_step4_supplies_shared", Expect("graded", total=(90, 100))),
+        ("round12/02-trick_naive_tiled_step4_supplies_shared", Expect("graded", points={"step2.correct": 0},
+                                                                      total=(0, 45))),
         # Round 13: tiles written by one __noinline__ helper and read by another (fair).
         ("round13/03-fair_noinline_tile_helpers", Expect("graded", points={"step2.correct": 15}, total=(55, 100))),
     ],

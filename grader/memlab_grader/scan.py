@@ -90,6 +90,13 @@ _GPU_CODE_NAMES = re.compile(r"^(cuModuleLoad|cuLibraryLoad|cudaLibraryLoad|cuLi
 _GPU_CODE_HEADERS = re.compile(r"^(nvrtc\.h|nvJitLink\.h|nvPTXCompilerAPI\.h|crt/host_runtime\.h|"
                                r"fatbinary_section\.h|fatBinaryCtl\.h)$")
 
+# The runner watches, through CUPTI's callbacks, which kernels each call launches (the method
+# checks read those kernels: common/memlab/grading/launch_watch.hpp). A build that used CUPTI
+# itself could unsubscribe the watch; no lab file has a reason to.
+LAUNCH_WATCH = "the profiling interface (CUPTI), through which the runner watches the kernels a call launches"
+_LAUNCH_WATCH_NAMES = re.compile(r"^cupti[A-Z]")
+_LAUNCH_WATCH_HEADERS = re.compile(r"^(cupti[a-z_]*\.h|generated_cupti[a-z_]*\.h)$")
+
 # Assembler directives in a string (an asm statement's text) that place a file or bytes in the
 # build: `.incbin` reads any file the compiler can (red team 12), and bytes in `.nv_fatbin` are
 # code the compiler did not make. Adjacent strings count as one, as the compiler joins them.
@@ -256,6 +263,8 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
             findings.append(Finding(FILES_AND_PROGRAMS, name, line))
         if _GPU_CODE_HEADERS.match(name):
             findings.append(Finding(GPU_CODE_AT_RUN_TIME, name, line))
+        if _LAUNCH_WATCH_HEADERS.match(name):
+            findings.append(Finding(LAUNCH_WATCH, name, line))
         if name.startswith("/") or ".." in name.split("/"):
             findings.append(Finding(OTHER_FILES, name, line))
 
@@ -276,6 +285,8 @@ def scan_source(source: str, forbidden_libraries: Sequence[str]) -> List[Finding
                 findings.append(Finding(label, name, line))
         if _GPU_CODE_NAMES.match(name):
             findings.append(Finding(GPU_CODE_AT_RUN_TIME, name, line))
+        if _LAUNCH_WATCH_NAMES.match(name):
+            findings.append(Finding(LAUNCH_WATCH, name, line))
         if name in _FILE_NAMES:
             findings.append(Finding(FILES_AND_PROGRAMS, name, line))
         elif name in _FILE_CALLS and _is_call(code_without_includes, match):
@@ -429,6 +440,8 @@ def check_imports(names: Iterable[str], forbidden_libraries: Sequence[str]) -> L
                 findings.append(Finding(FILES_AND_PROGRAMS, part, 0))
             elif _GPU_CODE_NAMES.match(part) and not _NVCC_OWN_CALLS.match(part):
                 findings.append(Finding(GPU_CODE_AT_RUN_TIME, part, 0))
+            elif _LAUNCH_WATCH_NAMES.match(part):
+                findings.append(Finding(LAUNCH_WATCH, part, 0))
     return findings
 
 

@@ -74,6 +74,14 @@ class Scan(unittest.TestCase):
                                          (scan.GPU_CODE_AT_RUN_TIME, "cudaLibraryLoadFromFile", 3),
                                          (scan.GPU_CODE_AT_RUN_TIME, "nvJitLinkCreate", 4)])
 
+    def test_the_profiling_interface_is_named(self):
+        # The runner's launch watch is CUPTI's only subscriber; a build could unsubscribe it.
+        source = '#include <cupti.h>\nvoid f() { cuptiUnsubscribe(0); }\n'
+        self.assertEqual(names(source), [(scan.LAUNCH_WATCH, "cupti.h", 1), (scan.LAUNCH_WATCH, "cuptiUnsubscribe", 2)])
+        self.assertEqual([(f.what, f.name) for f in scan.check_imports(["cuptiUnsubscribe"], [])],
+                         [(scan.LAUNCH_WATCH, "cuptiUnsubscribe")])
+        self.assertEqual(names("int cupti_count = 0;  // a name of one's own\n"), [])
+
     def test_the_runtimes_own_registration_calls(self):
         source = ('#include <crt/host_runtime.h>\nvoid f() { void** h = __cudaRegisterFatBinary(0);\n'
                   "  const void* t; cudaGetExportTable(&t, 0); }\n")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 namespace memlab::grading {
 
@@ -141,6 +142,87 @@ std::string method_broken(bool (*has)(const KernelCode&), const std::string& pro
   }
   if (offenders.empty()) return "";
   return format_text("%s: %s %s (%s)", failure.c_str(), offenders.c_str(), property.c_str(), code.read_as.c_str());
+}
+
+StudentLaunches::StudentLaunches() : first_call_(remote::launch_log(remote::Side::student).size()) {}
+
+Launches StudentLaunches::since() const {
+  const std::vector<Launches>& log = remote::launch_log(remote::Side::student);
+  Launches all;
+  all.watched = log.size() > first_call_;
+  for (std::size_t call = first_call_; call < log.size(); ++call) {
+    all.watched = all.watched && log[call].watched;
+    all.unnamed += log[call].unnamed;
+    all.kernels.insert(all.kernels.end(), log[call].kernels.begin(), log[call].kernels.end());
+  }
+  return all;
+}
+
+namespace {
+
+// The distinct kernels of @p launched, each with its code in the student's build (nullptr: not found there).
+std::vector<std::pair<std::string, const KernelCode*>> launched_code(const Launches& launched) {
+  const StudentCode& code = student_code();
+  std::vector<std::pair<std::string, const KernelCode*>> kernels;
+  for (const std::string& name : launched.kernels) {
+    const auto seen = [&name](const auto& kernel) { return kernel.first == name; };
+    if (std::any_of(kernels.begin(), kernels.end(), seen)) continue;
+    const auto same = std::find_if(code.kernels.begin(), code.kernels.end(), [&name](const KernelCode& kernel) {
+      return kernel.name == name || readable_name(kernel.name) == name;  // mangled, as CUPTI names it; or not
+    });
+    kernels.emplace_back(name, same == code.kernels.end() ? nullptr : &*same);
+  }
+  return kernels;
+}
+
+// A launch that names no kernel hides which kernels ran, so the check cannot pass on it.
+std::string graph_launched(const std::string& failure, const std::string& function) {
+  return format_text("%s: your %s launched a CUDA graph, whose kernels the grader cannot name; launch its "
+                     "kernels directly", failure.c_str(), function.c_str());
+}
+
+std::string readable_names(const std::vector<std::pair<std::string, const KernelCode*>>& kernels) {
+  std::string names;
+  for (const auto& kernel : kernels) names += (names.empty() ? "" : "; ") + readable_name(kernel.first);
+  return names;
+}
+
+}  // namespace
+
+std::string launched_method_missing(const StudentLaunches& launches, const std::string& function,
+                                    bool (*has)(const KernelCode&), const std::string& property,
+                                    const std::string& failure) {
+  const std::string whole_build = method_missing(has, property, failure);
+  const Launches launched = launches.since();
+  if (!whole_build.empty() || !launched.watched || !student_code().unreadable.empty()) return whole_build;
+  if (launched.unnamed > 0) return graph_launched(failure, function);
+  if (launched.kernels.empty()) return format_text("%s: your %s launched no kernel", failure.c_str(), function.c_str());
+  const auto kernels = launched_code(launched);
+  if (std::any_of(kernels.begin(), kernels.end(), [has](const auto& kernel) { return kernel.second && has(*kernel.second); })) {
+    return "";
+  }
+  return format_text("%s: a kernel of your build %s, but not one your %s launched (%s; %s)", failure.c_str(),
+                     property.c_str(), function.c_str(), readable_names(kernels).c_str(),
+                     student_code().read_as.c_str());
+}
+
+std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
+                                   bool (*has)(const KernelCode&), const std::string& property,
+                                   const std::string& failure) {
+  const Launches launched = launches.since();
+  if (!launched.watched || !student_code().unreadable.empty()) return "";
+  if (launched.unnamed > 0) return graph_launched(failure, function);
+  auto kernels = launched_code(launched);
+  // A kernel that is not in the build's code was loaded at run time (red team 16): unread, it counts as having it.
+  const bool unread_kernel = std::any_of(kernels.begin(), kernels.end(), [](const auto& kernel) { return !kernel.second; });
+  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                               [has](const auto& kernel) { return kernel.second && !has(*kernel.second); }),
+                kernels.end());
+  if (kernels.empty()) return "";
+  return format_text("%s: your %s launched %s, which %s%s (%s)", failure.c_str(), function.c_str(),
+                     readable_names(kernels).c_str(), property.c_str(),
+                     unread_kernel ? " or is not code of your build (loaded at run time)" : "",
+                     student_code().read_as.c_str());
 }
 
 }  // namespace memlab::grading

@@ -124,6 +124,34 @@ std::string method_missing(bool (*has)(const KernelCode&), const std::string& pr
 /// @param failure what the lab asks for that those kernels break
 /// @return "" when none has it; else @p failure and the kernels that do
 std::string method_broken(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure);
+
+/// The kernels the student's calls launch from the moment this is made, as
+/// the student's runner watched them (launch_watch.hpp): which of the build's
+/// kernels one function really launches.
+class StudentLaunches {
+ public:
+  StudentLaunches();
+  /// Every launch since, of every call; watched only if every call was.
+  Launches since() const;
+
+ private:
+  std::size_t first_call_;
+};
+
+/// method_missing() for the kernels @p function launched since @p launches was
+/// made: "" when one of them has the property (and some kernel of the build
+/// has it). Where the runner could not watch, the whole build is read instead,
+/// as method_missing() does; a call that launched a CUDA graph (its kernels
+/// unnamed) fails it.
+std::string launched_method_missing(const StudentLaunches& launches, const std::string& function,
+                                    bool (*has)(const KernelCode&), const std::string& property,
+                                    const std::string& failure);
+/// method_broken() for the kernels @p function launched since @p launches was
+/// made: "" when none of them has the property, or the runner could not watch
+/// (method_broken() still reads the whole build); a CUDA graph fails it.
+std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
+                                   bool (*has)(const KernelCode&), const std::string& property,
+                                   const std::string& failure);
 /// @}
 
 /// @name The two builds of the lab

@@ -251,15 +251,15 @@ bool uses_shared_memory(const KernelCode& kernel) {
   // lone load (a flag) is not it. What was written may be read back through a
   // generic address (a pointer to the tile or to global memory, chosen at run
   // time: red team 13's fair file), which the code cannot tell from a global
-  // read; such a load counts. (A dead kernel meets the check anyway: it covers
-  // the whole build, grader/README.md.)
+  // read; such a load counts. (Which kernels a function launches is the
+  // runner's launch watch's to say: launch_watch.hpp.)
   return any_operation(kernel, [](const std::string& op) { return in(base_of(op), {"LDS", "LDSM", "ATOMS", "LD"}); }) &&
          any_operation(kernel, [](const std::string& op) {
            return in(base_of(op), {"STS", "STSM", "ATOMS", "LDGSTS", "UBLKCP", "UTMALDG"});
          });
 }
 
-bool computes_on_floats_in_double(const KernelCode& kernel) {
+bool adds_in_double(const KernelCode& kernel) {
   // Adding up in double takes an addition (a fused one counts; a division or a
   // square root in double is a chain of DFMAs). Products alone add nothing up,
   // and CUDA's own float functions (sinf, tanf, j0f, ...) multiply in double to
@@ -267,10 +267,14 @@ bool computes_on_floats_in_double(const KernelCode& kernel) {
   // double: the tensor cores' DMMA, and any addition that memory does
   // (atomicAdd on a double, the bulk copy unit's reductions: RED, ATOM,
   // UBLKRED ... .ADD.F64) (red team 14).
-  const bool arithmetic = any_operation(kernel, [](const std::string& op) {
+  return any_operation(kernel, [](const std::string& op) {
     return in(base_of(op), {"DADD", "DFMA", "DMMA"}) ||
            (op.find(".F64") != std::string::npos && op.find(".ADD") != std::string::npos);
   });
+}
+
+bool computes_on_floats_in_double(const KernelCode& kernel) {
+  const bool arithmetic = adds_in_double(kernel);
   const bool widens = any_operation(kernel, [](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
   // The tensor memory accelerator's reductions (UTMAREDG ... .ADD) carry their type in the
   // tensor map, not in the instruction: one in a kernel that widens floats may add them up in

@@ -73,9 +73,12 @@ std::vector<KernelCode> parse_sass(const std::string& text);
 /// (LDS, LDSM, or a load from a generic address, LD, which may be the tile),
 /// or uses shared atomics. An address conversion is not a use.
 bool uses_shared_memory(const KernelCode& kernel);
-/// Whether @p kernel adds floats up in double: it adds in double (DADD, DFMA,
-/// DMMA, atomic additions; a product alone adds nothing up, and CUDA's float
-/// functions multiply in double) and takes float parameters or no double ones
+/// Whether @p kernel adds in double: DADD, DFMA, DMMA, or an addition in double
+/// that memory does (atomics, the bulk copy unit's reductions). A product alone
+/// adds nothing up, and CUDA's float functions multiply in double.
+bool adds_in_double(const KernelCode& kernel);
+/// Whether @p kernel adds floats up in double: it adds in double
+/// (adds_in_double) and takes float parameters or no double ones
 /// (its signature, from its mangled name; a name without one, extern "C", is
 /// taken as float data), or it takes both floats and doubles (a conversion).
 /// A float converted for printf is not it.

@@ -6,8 +6,10 @@
 //            (u8 flush_l2, i32 hold_us), then for a call: function (u32) and
 //            arguments; for calls timed in the runner: function (u32), count
 //            (i32), arguments
-//   reply:   status (u8: 0 ok, 1 failed), then the result, or a message (u32
-//            length, bytes) and whether the runner's GPU context is lost (u8)
+//   reply:   status (u8: 0 ok, 1 failed), then for a call the kernels it
+//            launched (Codec<Launches>) and the result; for timed calls the
+//            times; or a message (u32 length, bytes) and whether the runner's
+//            GPU context is lost (u8)
 #include "memlab/grading/remote.hpp"
 #include "memlab/grading/freezer.hpp"
 #include "memlab/grading/phases.hpp"
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -664,6 +667,14 @@ RemoteClock& remote_clock() {
   return clock;
 }
 
+namespace {
+// Per side, the kernels each call launched (launch_log()).
+std::array<std::vector<Launches>, 3>& launch_logs() {
+  static std::array<std::vector<Launches>, 3> logs;
+  return logs;
+}
+}  // namespace
+
 std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments) {
   start_runner(side);
   // The runner reads what the grader just wrote: the grader's GPU work must be done first.
@@ -686,8 +697,11 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
       send_and_wait(side, request, clock.running() ? &milliseconds : nullptr, arguments.descriptors());
   Reader in = check_reply(side, reply);
   if (clock.running()) clock.add(milliseconds - base_ms());
+  launch_logs()[static_cast<int>(side)].push_back(Codec<Launches>::get(in));
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
 }
+
+const std::vector<Launches>& launch_log(Side side) { return launch_logs()[static_cast<int>(side)]; }
 
 RunnerTimes time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
   start_runner(side);

@@ -19,6 +19,7 @@
 /// idle again, less the measured base, is the call's time (remote_clock()).
 #pragma once
 
+#include "memlab/grading/launch_watch.hpp"
 #include "memlab/timing.cuh"
 
 #include <cuda_runtime.h>
@@ -183,6 +184,45 @@ struct Codec<std::vector<T>> {
   }
 };
 
+/// Text (a kernel's name), as a count and bytes.
+template <>
+struct Codec<std::string> {
+  /// The longest text that crosses: a kernel's mangled name is far shorter.
+  static constexpr std::uint32_t kMostBytes = 1u << 16;
+  /// Writes the length, then the bytes.
+  static void put(Writer& out, const std::string& text) {
+    out.raw(static_cast<std::uint32_t>(text.size()));
+    out.append(text.data(), text.size());
+  }
+  /// Reads text; one longer than kMostBytes throws.
+  static std::string get(Reader& in) {
+    const auto size = in.raw<std::uint32_t>();
+    if (size > kMostBytes) throw std::runtime_error("a returned text is too long");
+    std::string text(size, '\0');
+    in.take(text.data(), size);
+    return text;
+  }
+};
+
+/// The kernels a call launched (launch_watch.hpp): every reply to a call starts with them.
+template <>
+struct Codec<Launches> {
+  /// Writes whether the runner watched, the unnamed count, then the names.
+  static void put(Writer& out, const Launches& launches) {
+    out.raw<std::uint8_t>(launches.watched ? 1 : 0);
+    out.raw(launches.unnamed);
+    Codec<std::vector<std::string>>::put(out, launches.kernels);
+  }
+  /// Reads them.
+  static Launches get(Reader& in) {
+    Launches launches;
+    launches.watched = in.raw<std::uint8_t>() != 0;
+    launches.unnamed = in.raw<std::uint32_t>();
+    launches.kernels = Codec<std::vector<std::string>>::get(in);
+    return launches;
+  }
+};
+
 /// @name Aggregate reflection of an Api struct
 /// @{
 namespace detail {
@@ -243,6 +283,10 @@ using Field = std::remove_reference_t<std::tuple_element_t<I, decltype(fields(st
 /// @p side's runner and returns its result; throws RunnerError if the call
 /// failed there (defined in remote.cpp).
 std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments);
+
+/// Grader side: the kernels each call to @p side's runners launched, one entry
+/// per call (of the lab's functions, not timed sequences), in the order made.
+const std::vector<Launches>& launch_log(Side side);
 
 /// A call that failed in a runner: a CUDA error or exception in the lab's
 /// code, or the runner's end (a crash, a time limit).

@@ -157,7 +157,14 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
   student().row_sums_double(matrix_double.data(), sums_double.data(), shape.rows, shape.cols, grading::stream());
   const double double_error = worst_error(sums_double.to_host(shape.rows, grading::stream()));
   const double float_error = run_float(student().row_sums_float);
+  const grading::StudentLaunches launches;
   const double compensated_error = run_float(student().row_sums_compensated);
+  // No kernel it launches adds in double, whatever its data: floats widened into a double buffer and
+  // added there (red team 15), or passed as their bits beside a double (red team 14), are not this step.
+  const std::string launched_method = grading::launched_method_broken(
+      launches, "row_sums_compensated", grading::adds_in_double, "adds in double",
+      "the compensated sums add up in float, and compensation is what makes them accurate");
+  if (!launched_method.empty()) FAIL(launched_method);
 
   const double u = std::numeric_limits<float>::epsilon() / 2;
   grading::value("float_relative_error", float_error);
