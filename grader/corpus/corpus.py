@@ -427,6 +427,16 @@ RED_TEAM = {
         ("round17/01-trick_nvcc_handle_swapped_after_guard", Expect("forbidden API", total=(0, 0))),
         ("round17/02-trick_digit_separator_hides_the_handle_name", Expect("forbidden API", total=(0, 0))),
         ("round17/03-trick_weakref_registration_handle_swapped", Expect("forbidden API", total=(0, 0))),
+        # Round 20 (round20/README.md), against step 2's accuracy and time: plain float split among
+        # many partial sums passed the spread rows (2.6 u and 4.4 u at worst); the mixed rows leave
+        # them far out (23 u and 84 u at the least, simulated). Exact sums in 64-bit integers are
+        # accurate without compensation (the open limit the threat model names). Kahan per thread,
+        # combined by shared atomics, leaves a few mixed rows at 10-16 u: the median rule passes it.
+        ("round20/01-trick_plain_float_block_per_row", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        ("round20/02-trick_step1_eight_accumulators_reused",
+         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        ("round20/03-trick_int64_fixed_point_exact", Expect("graded", points={"step2.accuracy": 15}, total=(90, 100))),
+        ("round20/04-fair_kahan_threads_added_by_shared_atomics", Expect("graded", total=(95, 100))),
         # PTX spelled to mislead a reader of PTX text: machine code is read on every GPU.
         ("round15/08-trick_ptx_spelled_to_mislead_a_text_reader",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
