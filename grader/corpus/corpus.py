@@ -437,6 +437,17 @@ RED_TEAM = {
          Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         ("round20/03-trick_int64_fixed_point_exact", Expect("graded", points={"step2.accuracy": 15}, total=(90, 100))),
         ("round20/04-fair_kahan_threads_added_by_shared_atomics", Expect("graded", total=(95, 100))),
+        # Round 21 (round21/README.md), against the launch watch: a double kernel launched from a
+        # thread of the file's own after the call returned; compensated sums kept from the double
+        # version's call on the same values; a kernel loaded at run time under the name of a kernel
+        # of the build. Each fails step 2: launches from other threads and modules loaded once
+        # calls are made fail the call, and the compensated sums are asked for first.
+        ("round21/01-trick_double_kernel_launched_after_the_watch_window",
+         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        ("round21/02-trick_compensated_sums_kept_from_row_sums_double",
+         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        ("round21/03-trick_run_time_kernel_named_as_the_builds_kahan_kernel",
+         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         # PTX spelled to mislead a reader of PTX text: machine code is read on every GPU.
         ("round15/08-trick_ptx_spelled_to_mislead_a_text_reader",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
@@ -460,6 +471,14 @@ RED_TEAM = {
         ("round12/04-trick_ptx_cvta_to_shared", Expect("graded", points={"step2.correct": 0}, total=(0, 45))),
         ("round12/02-trick_naive_tiled_step4_supplies_shared", Expect("graded", points={"step2.correct": 0},
                                                                       total=(0, 45))),
+        # Round 21: the tiled kernel's launch captured into a graph never run, beside a kernel
+        # without shared memory that does the work; and a fair file that launches the tiled kernel
+        # as a CUDA graph. A graph names no kernel that surely runs, so both fail step 2 (the guide
+        # says to launch kernels directly).
+        ("round21/01-trick_tiled_launch_captured_never_run", Expect("graded", points={"step2.correct": 0},
+                                                                  total=(0, 45))),
+        ("round21/02-fair_tiled_kernel_launched_as_a_cuda_graph", Expect("graded", points={"step2.correct": 0},
+                                                                         total=(0, 45))),
         # Round 13: tiles written by one __noinline__ helper and read by another (fair).
         ("round13/03-fair_noinline_tile_helpers", Expect("graded", points={"step2.correct": 15}, total=(55, 100))),
     ],
@@ -476,6 +495,9 @@ RED_TEAM = {
         # gemv_shared_x calls the column-major GEMV: no kernel of the build uses shared memory.
         ("round6/12-trick_shared_x_without_shared", Expect("graded", points={"step3.correct": 0}, total=(70, 85))),
         ("round6/14-subtle_shared_x_missing_barrier", Expect("graded", points={"step3.correct": 0}, total=(0, 75))),
+        # Round 21: x staged by a kernel launched as a CUDA graph fails step 3 (no kernel named).
+        ("round21/01-fair_shared_x_kernel_launched_as_a_cuda_graph", Expect("graded", points={"step3.correct": 0},
+                                                                            total=(0, 85))),
         # Round 7: every GEMV with unsigned offsets; step 1 fails and the later steps are blocked.
         ("round7/05-subtle_unsigned_offsets", Expect("graded", points={"step1.correct": 0}, total=(0, 0))),
     ],

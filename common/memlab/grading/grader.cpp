@@ -177,8 +177,8 @@ std::vector<std::pair<std::string, const KernelCode*>> launched_code(const Launc
 
 // A launch that names no kernel hides which kernels ran, so the check cannot pass on it.
 std::string graph_launched(const std::string& failure, const std::string& function) {
-  return format_text("%s: your %s launched a CUDA graph, whose kernels the grader cannot name; launch its "
-                     "kernels directly", failure.c_str(), function.c_str());
+  return format_text("%s: your %s made or launched a CUDA graph (or a launch with no kernel name), whose "
+                     "kernels the grader cannot name; launch the kernels directly", failure.c_str(), function.c_str());
 }
 
 std::string readable_names(const std::vector<std::pair<std::string, const KernelCode*>>& kernels) {

@@ -2,6 +2,7 @@
 #include "memlab/grading/launch_watch.hpp"
 
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #if defined(MEMLAB_HAVE_CUPTI)
@@ -15,6 +16,8 @@ namespace {
 std::mutex guard;     // a build's threads may launch at the same time
 Launches seen;        // since the last take_launches()
 bool watching = false;
+bool first_call_made = false;    // from then on, a module loaded is code loaded at run time
+std::thread::id serving_thread;  // the thread that calls the lab's functions
 
 #if defined(MEMLAB_HAVE_CUPTI)
 // Every driver call that starts work on the GPU. The runtime's launches
@@ -31,17 +34,38 @@ constexpr CUpti_CallbackId kKernelLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
 };
-constexpr CUpti_CallbackId kGraphLaunches[] = {
+// Graphs: launched, or made by capturing a stream (a launch captured is not run, red team
+// 21) or by adding kernel nodes. Their kernels are not named as they run.
+constexpr CUpti_CallbackId kGraphWork[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
 };
 
-void CUPTIAPI on_launch(void*, CUpti_CallbackDomain, CUpti_CallbackId id, const void* data) {
+bool is_graph_work(CUpti_CallbackId id) {
+  for (const CUpti_CallbackId graph : kGraphWork) {
+    if (id == graph) return true;
+  }
+  return false;
+}
+
+void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  const std::lock_guard<std::mutex> lock(guard);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED && first_call_made) ++seen.modules_loaded;
+    return;
+  }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite != CUPTI_API_ENTER) return;
-  const std::lock_guard<std::mutex> lock(guard);
-  const bool graph = id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-  if (graph || call->symbolName == nullptr) {
+  if (std::this_thread::get_id() != serving_thread) ++seen.from_other_threads;
+  if (is_graph_work(id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {
     seen.kernels.emplace_back(call->symbolName);
@@ -60,18 +84,23 @@ std::string cupti_failure(const char* what, CUptiResult result) {
 std::string watch_launches() {
 #if defined(MEMLAB_HAVE_CUPTI)
   CUpti_SubscriberHandle subscriber = nullptr;
-  CUptiResult result = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_launch), nullptr);
+  CUptiResult result = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_event), nullptr);
   if (result != CUPTI_SUCCESS) return cupti_failure("cuptiSubscribe", result);
+  const auto enable = [subscriber](CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+    return cuptiEnableCallback(1, subscriber, domain, id);
+  };
   for (const CUpti_CallbackId id : kKernelLaunches) {
-    result = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-    if (result != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
+    if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
   }
-  for (const CUpti_CallbackId id : kGraphLaunches) {
-    result = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
-    if (result != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
+  for (const CUpti_CallbackId id : kGraphWork) {
+    if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
+  }
+  if ((result = enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED)) != CUPTI_SUCCESS) {
+    return cupti_failure("cuptiEnableCallback", result);
   }
   const std::lock_guard<std::mutex> lock(guard);
   watching = true;
+  serving_thread = std::this_thread::get_id();
   return "";
 #else
   return "this runner was built without CUPTI";
@@ -82,6 +111,7 @@ Launches take_launches() {
   const std::lock_guard<std::mutex> lock(guard);
   Launches taken = std::exchange(seen, Launches{});
   taken.watched = watching;
+  first_call_made = true;
   return taken;
 }
 

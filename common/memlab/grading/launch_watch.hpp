@@ -7,9 +7,11 @@
 /// one (red team 6). The runner subscribes to the CUDA driver's launch calls
 /// through CUPTI's callback interface before it loads the build, so every
 /// launch, by the runtime's `<<<...>>>`, its launch functions or the driver's,
-/// reaches the watch with the kernel's name. A CUDA graph's launch names no
-/// kernel: it is counted as unnamed. The watch costs a function call per
-/// launch, no GPU time.
+/// reaches the watch with the kernel's name. A CUDA graph (captured, built or
+/// launched) names no kernel that surely runs: it is counted as unnamed. The
+/// watch also counts launches from threads of the build's own and modules
+/// loaded after the first call. It costs a function call per launch, no GPU
+/// time.
 ///
 /// Runs in the student's runner: what it reports is that process's word, read
 /// below the build's own code (a build would have to find CUPTI's subscriber in
@@ -26,7 +28,17 @@ namespace memlab::grading {
 struct Launches {
   bool watched = false;              ///< the runner watched (CUPTI there); if not, nothing is known
   std::vector<std::string> kernels;  ///< the kernels' mangled names, in launch order
-  std::uint32_t unnamed = 0;         ///< launches that name no kernel (CUDA graphs)
+  std::uint32_t unnamed = 0;         ///< launches that name no kernel, and CUDA graphs made or launched
+  /// Launches from a thread other than the one that calls the lab's functions,
+  /// during the call or since the last one: work started where no call can
+  /// answer for it (red team 21 launched a double kernel from a thread 2 ms
+  /// after the call returned).
+  std::uint32_t from_other_threads = 0;
+  /// GPU modules loaded since the first call: the build's own are loaded when
+  /// the runner's context is made (eagerly), so these are code loaded at run
+  /// time, whatever its kernels are named (red team 21 named one like a kernel
+  /// of the build).
+  std::uint32_t modules_loaded = 0;
 };
 
 /// Runner side: starts watching this process's kernel launches. Returns ""
@@ -34,7 +46,8 @@ struct Launches {
 /// take_launches() reports nothing watched.
 std::string watch_launches();
 
-/// Runner side: the launches since the last call, and starts a new list.
+/// Runner side: the launches since the last call, and starts a new list. The
+/// first call also marks the build's modules as loaded (see Launches).
 Launches take_launches();
 
 }  // namespace memlab::grading

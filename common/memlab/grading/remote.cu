@@ -697,7 +697,18 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
       send_and_wait(side, request, clock.running() ? &milliseconds : nullptr, arguments.descriptors());
   Reader in = check_reply(side, reply);
   if (clock.running()) clock.add(milliseconds - base_ms());
-  launch_logs()[static_cast<int>(side)].push_back(Codec<Launches>::get(in));
+  const Launches& launched = launch_logs()[static_cast<int>(side)].emplace_back(Codec<Launches>::get(in));
+  // Work no call can answer for: the lab's functions launch their own kernels and hold the GPU code
+  // their build registered (launch_watch.hpp). The check that made this call fails.
+  if (launched.from_other_threads > 0) {
+    throw RunnerError(format_text("%u kernel launches came from a thread of the code's own, not from the lab's "
+                                  "function before it returned: the grader cannot tell which call they serve",
+                                  launched.from_other_threads));
+  }
+  if (launched.modules_loaded > 0) {
+    throw RunnerError(format_text("the code loaded %u GPU modules at run time: the grader reads only the "
+                                  "code the build holds", launched.modules_loaded));
+  }
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
 }
 

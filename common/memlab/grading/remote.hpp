@@ -207,10 +207,12 @@ struct Codec<std::string> {
 /// The kernels a call launched (launch_watch.hpp): every reply to a call starts with them.
 template <>
 struct Codec<Launches> {
-  /// Writes whether the runner watched, the unnamed count, then the names.
+  /// Writes whether the runner watched, the counts, then the names.
   static void put(Writer& out, const Launches& launches) {
     out.raw<std::uint8_t>(launches.watched ? 1 : 0);
     out.raw(launches.unnamed);
+    out.raw(launches.from_other_threads);
+    out.raw(launches.modules_loaded);
     Codec<std::vector<std::string>>::put(out, launches.kernels);
   }
   /// Reads them.
@@ -218,6 +220,8 @@ struct Codec<Launches> {
     Launches launches;
     launches.watched = in.raw<std::uint8_t>() != 0;
     launches.unnamed = in.raw<std::uint32_t>();
+    launches.from_other_threads = in.raw<std::uint32_t>();
+    launches.modules_loaded = in.raw<std::uint32_t>();
     launches.kernels = Codec<std::vector<std::string>>::get(in);
     return launches;
   }

@@ -35,10 +35,15 @@ namespace remote = memlab::grading::remote;
 
 void call_function(const void* api, std::uint32_t index, remote::Reader& in, remote::Writer& out) {
   memlab::grading::check_registrations();  // a few comparisons; nothing when no code is guarded
-  memlab::grading::take_launches();        // launched between calls (the runner's own probes): not this call's
+  // Kernels launched between calls by this thread are the runner's own probes: not this call's. What
+  // other threads launched, and modules loaded, since the last call are reported with this one.
+  const memlab::grading::Launches between = memlab::grading::take_launches();
   remote::Writer result;
   remote::dispatch(*static_cast<const Api*>(api), index, in, result);
-  remote::Codec<memlab::grading::Launches>::put(out, memlab::grading::take_launches());
+  memlab::grading::Launches during = memlab::grading::take_launches();
+  during.from_other_threads += between.from_other_threads;
+  during.modules_loaded += between.modules_loaded;
+  remote::Codec<memlab::grading::Launches>::put(out, during);
   out.append(result.bytes().data(), result.bytes().size());
 }
 
@@ -57,10 +62,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s --library <lib.so> --socket <fd> (started by a lab grader)\n", argv[0]);
     return 2;
   }
+  // Every registered module is loaded when the context is made, before the build's code runs
+  // again: what close_registrations() checked is what the GPU gets, and a module loaded once
+  // calls are made is code loaded at run time (launch_watch.hpp).
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   if (allowed_code >= 0) {
-    // Every registered module is loaded when the context is made, before the build's code runs
-    // again: what close_registrations() checked is what the GPU gets.
-    ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     try {
       memlab::grading::allow_only(memlab::read_file("/proc/self/fd/" + std::to_string(allowed_code)));
     } catch (const std::exception& error) {

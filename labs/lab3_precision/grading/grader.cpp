@@ -158,10 +158,8 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
     const std::vector<float> got = sums.to_host(shape.rows, grading::stream());
     return errors_in_u(std::vector<double>(got.begin(), got.end()), exact);
   };
-  sums_double.fill_bytes(memlab::kPoisonByte, grading::stream());
-  student().row_sums_double(matrix_double.data(), sums_double.data(), shape.rows, shape.cols, grading::stream());
-  const std::vector<double> in_double = errors_in_u(sums_double.to_host(shape.rows, grading::stream()), exact);
-  const std::vector<double> plain = run_float(student().row_sums_float);
+  // The compensated sums first: no sum the student's double version made of these values can be
+  // kept and handed back as compensated (red team 21).
   const grading::StudentLaunches launches;
   const std::vector<double> compensated = run_float(student().row_sums_compensated);
   // No kernel it launches adds in double, whatever its data: floats widened into a double buffer and
@@ -170,6 +168,10 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
       launches, "row_sums_compensated", grading::adds_in_double, "adds in double",
       "the compensated sums add up in float, and compensation is what makes them accurate");
   if (!launched_method.empty()) FAIL(launched_method);
+  sums_double.fill_bytes(memlab::kPoisonByte, grading::stream());
+  student().row_sums_double(matrix_double.data(), sums_double.data(), shape.rows, shape.cols, grading::stream());
+  const std::vector<double> in_double = errors_in_u(sums_double.to_host(shape.rows, grading::stream()), exact);
+  const std::vector<double> plain = run_float(student().row_sums_float);
 
   const double u = std::numeric_limits<float>::epsilon() / 2;
   const auto [plain_spread, plain_spread_median] = worst_and_median(plain, 0);
