@@ -113,6 +113,17 @@ TEST_CASE("floats computed on in double are told by the kernel's signature and i
   CHECK_FALSE(computes_on_floats_in_double(kernel(float_kernel, {"LDG.E.64", "MOV", "F2F.F32.F64"})));
 }
 
+TEST_CASE("adding in double is told by the arithmetic alone, whatever the kernel's data") {
+  // What lab 3's step 2 asks of every kernel row_sums_compensated launches (the runner's launch watch).
+  const auto kernel = [](std::vector<std::string> operations) { return KernelCode{"k", std::move(operations)}; };
+  CHECK(adds_in_double(kernel({"LDG.E.64", "DADD", "STG.E.64"})));
+  CHECK(adds_in_double(kernel({"DFMA"})));
+  CHECK(adds_in_double(kernel({"DMMA.8x8x4"})));
+  CHECK(adds_in_double(kernel({"RED.E.ADD.F64.RN.STRONG.GPU"})));
+  CHECK_FALSE(adds_in_double(kernel({"LDG.E", "FADD", "FFMA", "STG.E"})));
+  CHECK_FALSE(adds_in_double(kernel({"I2F.F64.S64", "DMUL", "F2F.F32.F64"})));  // sinf's products in double
+}
+
 TEST_CASE("an operation is told by its name, not by a prefix of it") {
   // F2F.F32.F64 narrows; it does not widen.
   CHECK_FALSE(computes_on_floats_in_double(KernelCode{"k", {"F2F.F32.F64", "LDG.E.64", "STG.E"}}));
