@@ -3,7 +3,8 @@
 # checks the CUDA toolkit. Installs only what is missing, so it is safe (and
 # quick) to run again; the Makefile runs it before configuring.
 #
-#   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2, nlohmann-json
+#   scripts/bootstrap.sh            CMake, a C++ compiler, Ninja, Catch2, nlohmann-json (and
+#                                   CUPTI's headers where the distribution packaged the toolkit)
 #   scripts/bootstrap.sh --plots    ... and matplotlib, for the labs' plots
 #   scripts/bootstrap.sh --docs     ... and Doxygen and Graphviz, for `make docs`
 #   scripts/bootstrap.sh --grading  ... and bubblewrap, the sandbox of `make grade`
@@ -85,6 +86,10 @@ if [ "$want_docs" = yes ]; then
   command -v doxygen >/dev/null 2>&1 || missing+=(doxygen)
   command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 fi
+# CUPTI, through which the runners see which kernels a call launches (common/memlab/grading/
+# launch_watch.hpp): NVIDIA's toolkit holds it; Debian's and Ubuntu's toolkit packages ship it
+# apart. Without it the graders still work, reading the whole build instead.
+if [ "$nvcc_bin" = /usr/bin/nvcc ] && [ ! -f /usr/include/cupti.h ]; then missing+=(libcupti-dev); fi
 # Grading runs each student's code under bwrap (grader/README.md, "The sandbox").
 if [ "$want_grading" = yes ] && ! command -v bwrap >/dev/null 2>&1 && [ ! -x .deps/bin/bwrap ]; then
   missing+=(bubblewrap)
