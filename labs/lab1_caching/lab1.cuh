@@ -7,6 +7,10 @@
 /// of this header, so a change here would change what `make lab1` measures
 /// but not your grade.
 ///
+/// Each function launches its own kernels, from the thread that calls it: the
+/// grader watches which kernels each call launches, and a launch from a thread
+/// of your own fails the check that made the call.
+///
 /// Sizes are element counts (std::size_t: arrays larger than 2^31 elements must
 /// work, and the grader checks one where the GPU has the memory); footprints are
 /// bytes. Functions that take a stream should enqueue their work on it: the

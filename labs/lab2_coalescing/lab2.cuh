@@ -7,6 +7,10 @@
 /// of this header, so a change here would change what `make lab2` measures
 /// but not your grade.
 ///
+/// Each function launches its own kernels, from the thread that calls it: the
+/// grader watches which kernels each call launches, and a launch from a thread
+/// of your own fails the check that made the call.
+///
 /// Every matrix is row-major: element (r, c) of a rows x cols matrix is
 /// matrix[r * cols + c], so a row is contiguous in memory and a column is
 /// strided by cols elements. Sizes are element counts (std::size_t). Every

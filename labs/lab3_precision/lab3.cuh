@@ -7,6 +7,10 @@
 /// of this header, so a change here would change what `make lab3` measures
 /// but not your grade.
 ///
+/// Each function launches its own kernels, from the thread that calls it: the
+/// grader watches which kernels each call launches, and a launch from a thread
+/// of your own fails the check that made the call.
+///
 /// Matrices are row-major (element (r, c) is matrix[r * cols + c]); sizes are
 /// element counts. Every function enqueues its work on @p stream and returns
 /// without waiting. Each step comes in a float and a double version with the

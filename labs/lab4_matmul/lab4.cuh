@@ -7,6 +7,10 @@
 /// of this header, so a change here would change what `make lab4` measures
 /// but not your grade.
 ///
+/// Each function launches its own kernels, from the thread that calls it: the
+/// grader watches which kernels each call launches, and a launch from a thread
+/// of your own fails the check that made the call.
+///
 /// Every matrix is square, width x width floats, row-major: element (r, c) is
 /// m[r * width + c]. Every multiply computes c = a x b, writes all of c and
 /// nothing past it, enqueues its work on @p stream and returns without waiting.

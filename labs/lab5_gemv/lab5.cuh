@@ -7,6 +7,10 @@
 /// of this header, so a change here would change what `make lab5` measures
 /// but not your grade.
 ///
+/// Each function launches its own kernels, from the thread that calls it: the
+/// grader watches which kernels each call launches, and a launch from a thread
+/// of your own fails the check that made the call.
+///
 /// Every function computes y = alpha * A x + beta * y in double, for a matrix A
 /// of rows x cols, x of cols elements and y of rows elements: y is read, then
 /// overwritten. Where A is row-major, element (r, c) is a[r * cols + c]; where
