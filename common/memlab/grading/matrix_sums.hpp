@@ -60,6 +60,27 @@ std::string wrong_sample(const char* name, const std::vector<std::size_t>& indic
                      value.c_str(), first.expected, result.mismatches, got.size());
 }
 
+/// After a checked run: the @p count sums at @p sums (a buffer with a guard
+/// zone after them, poisoned with @p pattern before the run) read into @p all.
+/// Returns "" if the guard zone still holds the pattern and every sum was
+/// written; else what is wrong, after @p where: "2048 x 2048: 3 of 2048 row
+/// sums never written, the first sums[7]" (@p name: "row" or "column").
+template <typename T>
+std::string read_every_sum(const DeviceBuffer<T>& sums, std::size_t count, std::uint32_t pattern,
+                           const std::string& where, const char* name, std::vector<T>& all) {
+  if (!still_poisoned(sums.data() + count, kGuardElements * sizeof(T), pattern)) {
+    return format_text("%s: wrote past sums[%zu], the last of the %zu %s sums", where.c_str(), count - 1, count,
+                       name);
+  }
+  all = sums.to_host(count, stream());
+  const auto never_written = [pattern](const T& sum) { return holds_pattern(sum, pattern); };
+  const auto first = std::find_if(all.begin(), all.end(), never_written);
+  if (first == all.end()) return "";
+  return format_text("%s: %zu of %zu %s sums never written, the first sums[%zu]", where.c_str(),
+                     static_cast<std::size_t>(std::count_if(first, all.end(), never_written)), count, name,
+                     static_cast<std::size_t>(first - all.begin()));
+}
+
 /// Which sums a function computes.
 enum class SumAxis {
   rows,    ///< one sum per row
@@ -134,18 +155,9 @@ class SumsWorkspace {
     run.work = work(function);
     run.verify = [this, state, axis, count, terms, chunks]() -> std::string {
       const char* name = axis == SumAxis::rows ? "row" : "column";
-      if (!still_poisoned(sums_->data() + count, kGuardElements * sizeof(T), state->pattern)) {
-        return format_text("%s: wrote past sums[%zu], the last of the %zu %s sums", describe(shape_).c_str(),
-                           count - 1, count, name);
-      }
-      const std::vector<T> all = sums_->to_host(count, stream());
-      const auto never_written = [state](const T& sum) { return holds_pattern(sum, state->pattern); };
-      const auto first = std::find_if(all.begin(), all.end(), never_written);
-      if (first != all.end()) {
-        return format_text("%s: %zu of %zu %s sums never written, the first sums[%zu]", describe(shape_).c_str(),
-                           static_cast<std::size_t>(std::count_if(first, all.end(), never_written)), count, name,
-                           static_cast<std::size_t>(first - all.begin()));
-      }
+      std::vector<T> all;
+      const std::string unwritten = read_every_sum(*sums_, count, state->pattern, describe(shape_), name, all);
+      if (!unwritten.empty()) return unwritten;
       std::vector<std::size_t> sampled;
       for (std::size_t start : sample_starts(count, kChunk, chunks, state->places)) {
         for (std::size_t i = start; i < std::min(count, start + kChunk); ++i) sampled.push_back(i);

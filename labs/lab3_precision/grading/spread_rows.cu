@@ -31,6 +31,22 @@ const char* kind_of(std::size_t row) { return row % 2 == 0 ? "spread" : "mixed";
 
 }  // namespace
 
+double error_in_u(double got, long double exact) {
+  const double error =
+      static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / std::fabs(exact)) / kUnitRoundoff;
+  return std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+}
+
+KindErrors errors_of_kind(const std::vector<double>& ulps, const std::vector<std::size_t>& rows, std::size_t kind) {
+  std::vector<double> of_kind;
+  for (std::size_t i = 0; i < ulps.size(); ++i) {
+    if (rows[i] % 2 == kind) of_kind.push_back(ulps[i]);
+  }
+  if (of_kind.empty()) return {};
+  std::sort(of_kind.begin(), of_kind.end());
+  return {of_kind.back(), of_kind[of_kind.size() / 2], of_kind.size()};
+}
+
 std::string accuracy_problem(const std::vector<double>& ulps, const std::vector<std::size_t>& rows,
                              double median_ulps) {
   for (std::size_t i = 0; i < ulps.size(); ++i) {
@@ -40,15 +56,9 @@ std::string accuracy_problem(const std::vector<double>& ulps, const std::vector<
     }
   }
   for (std::size_t kind = 0; kind < 2; ++kind) {
-    std::vector<double> of_kind;
-    for (std::size_t i = 0; i < ulps.size(); ++i) {
-      if (rows[i] % 2 == kind) of_kind.push_back(ulps[i]);
-    }
-    if (of_kind.empty()) continue;
-    std::nth_element(of_kind.begin(), of_kind.begin() + of_kind.size() / 2, of_kind.end());
-    const double median = of_kind[of_kind.size() / 2];
-    if (median > median_ulps) {
-      return format_text("%s rows: the median row is off by %.1f u, more than %.0f u", kind_of(kind), median,
+    const KindErrors errors = errors_of_kind(ulps, rows, kind);
+    if (errors.rows > 0 && errors.median > median_ulps) {
+      return format_text("%s rows: the median row is off by %.1f u, more than %.0f u", kind_of(kind), errors.median,
                          median_ulps);
     }
   }
@@ -90,17 +100,9 @@ grading::CheckedWork SpreadRows::checked(RowSumFunction function) {
   run.work = [this, function](cudaStream_t s) { function(matrix_->data(), sums_->data(), rows_, kSpreadCols, s); };
   run.verify = [this, state]() -> std::string {
     const std::string shape = format_text("%zu rows of %zu values", rows_, kSpreadCols);
-    if (!grading::still_poisoned(sums_->data() + rows_, memlab::kGuardElements * sizeof(float), state->pattern)) {
-      return format_text("%s: wrote past sums[%zu], the last row's sum", shape.c_str(), rows_ - 1);
-    }
-    const std::vector<float> all = sums_->to_host(rows_, grading::stream());
-    const auto never_written = [state](float sum) { return grading::holds_pattern(sum, state->pattern); };
-    const auto first = std::find_if(all.begin(), all.end(), never_written);
-    if (first != all.end()) {
-      return format_text("%s: %zu of %zu row sums never written, the first sums[%zu]", shape.c_str(),
-                         static_cast<std::size_t>(std::count_if(first, all.end(), never_written)), rows_,
-                         static_cast<std::size_t>(first - all.begin()));
-    }
+    std::vector<float> all;
+    const std::string unwritten = grading::read_every_sum(*sums_, rows_, state->pattern, shape, "row", all);
+    if (!unwritten.empty()) return unwritten;
     // Pairs of rows (one of each kind), the first and the last pair among them.
     std::vector<std::size_t> sampled;
     for (std::size_t pair : grading::sample_starts(rows_ / 2, 1, kSampledPairs, state->places)) {
@@ -108,11 +110,8 @@ grading::CheckedWork SpreadRows::checked(RowSumFunction function) {
       sampled.push_back(2 * pair + 1);
     }
     std::vector<double> ulps(sampled.size());
-    const double u = std::numeric_limits<float>::epsilon() / 2;
     memlab::parallel_for(sampled.size(), [&](std::size_t i) {
-      const long double exact = exact_row_sum(state->seed, sampled[i]);
-      const double error = static_cast<double>(std::fabs((all[sampled[i]] - exact) / exact)) / u;
-      ulps[i] = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+      ulps[i] = error_in_u(all[sampled[i]], exact_row_sum(state->seed, sampled[i]));
     });
     const std::string problem = accuracy_problem(ulps, sampled, 1.5 * kMedianUlps);
     return problem.empty() ? "" : shape + ": " + problem + " (a timed run must be as accurate as step 2 asks)";

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,22 @@ MEMLAB_HOST_DEVICE inline float step2_value(std::uint64_t seed, std::size_t row,
 inline constexpr double kMedianUlps = 8.0;
 /// See kMedianUlps.
 inline constexpr double kWorstRowUlps = 32.0;
+
+/// Float's unit roundoff, u = 2^-24: the most one rounding can lose, relative.
+inline constexpr double kUnitRoundoff = std::numeric_limits<float>::epsilon() / 2;
+
+/// A row sum's error relative to its exact sum, in u (infinity where not finite).
+double error_in_u(double got, long double exact);
+
+/// The errors of the rows of one kind among some rows.
+struct KindErrors {
+  double worst = 0.0;       ///< in u
+  double median = 0.0;      ///< in u
+  std::size_t rows = 0;     ///< how many rows of the kind there were (0: none, and no figures)
+};
+/// Of @p ulps (in u; @p rows the row each belongs to), those of the rows of
+/// @p kind (0: spread, the even rows; 1: mixed, the odd rows).
+KindErrors errors_of_kind(const std::vector<double>& ulps, const std::vector<std::size_t>& rows, std::size_t kind);
 
 /// "" if the rows' errors @p ulps (in u; @p rows the row each belongs to)
 /// meet kWorstRowUlps and, in each kind, a median within @p median_ulps; else
