@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -24,6 +25,34 @@ void parallel_for(std::size_t count, const Body& body) {
   for (std::size_t stripe = 1; stripe < threads; ++stripe) workers.emplace_back(run_stripe, stripe);
   run_stripe(0);
   for (std::thread& worker : workers) worker.join();
+}
+
+/// A split of [0, count) into contiguous ranges, numbered in order (see parallel_ranges()).
+struct Ranges {
+  std::size_t count = 0;  ///< elements covered
+  std::size_t size = 0;   ///< elements per range (the last may have fewer)
+  /// How many ranges there are.
+  std::size_t number() const { return size == 0 ? 0 : (count + size - 1) / size; }
+  /// The first element of range @p r.
+  std::size_t begin(std::size_t r) const { return r * size; }
+  /// One past the last element of range @p r.
+  std::size_t end(std::size_t r) const { return std::min(count, (r + 1) * size); }
+};
+
+/// How parallel_ranges() splits @p count elements: one range per core, each at least @p least long.
+inline Ranges ranges_of(std::size_t count, std::size_t least = std::size_t{1} << 16) {
+  const std::size_t cores = std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
+  const std::size_t size = std::max({(count + cores - 1) / cores, least, std::size_t{1}});
+  return Ranges{count, size};
+}
+
+/// Calls @p body(r, begin, end) for every range r of ranges_of(@p count, @p least), at the
+/// same time on up to one thread per core; returns when all calls have returned. A body
+/// that keeps its result in slot r lets the caller merge the results in element order.
+template <typename Body>
+void parallel_ranges(std::size_t count, const Body& body, std::size_t least = std::size_t{1} << 16) {
+  const Ranges ranges = ranges_of(count, least);
+  parallel_for(ranges.number(), [&](std::size_t r) { body(r, ranges.begin(r), ranges.end(r)); });
 }
 
 }  // namespace memlab

@@ -66,6 +66,27 @@ TEST_CASE("the report counts mismatches and keeps the first few in order", "[ver
   CHECK(result.first[0].expected == 1.0);
 }
 
+TEST_CASE("a long comparison, split over the cores, reports as one pass would", "[verify]") {
+  // 2^20 elements are compared in ranges on several cores (parallel.hpp): the
+  // counts add up, and the first few mismatches stay in element order across ranges.
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<float> expected(n, 1.0f);
+  std::vector<float> got = expected;
+  const std::vector<std::size_t> wrong = {n - 1, 7, (n / 2) + 3, n / 2, 5, (n / 2) + 4};
+  for (std::size_t i : wrong) got[i] = 2.0f;
+  got[n / 2 + 1] = poisoned<float>();
+  const auto result = memlab::compare(got, expected, kTight, std::nullopt, 4);
+  CHECK(result.checked == n);
+  CHECK(result.mismatches == wrong.size() + 1);
+  CHECK(result.unwritten == 1);
+  REQUIRE(result.first.size() == 4);
+  CHECK(result.first[0].index == 5);
+  CHECK(result.first[1].index == 7);
+  CHECK(result.first[2].index == n / 2);
+  CHECK(result.first[3].index == n / 2 + 1);
+  CHECK(result.first[3].unwritten);
+}
+
 TEST_CASE("elements still poisoned are reported as never written", "[verify]") {
   std::vector<float> expected = {1.0f, 2.0f, 3.0f, 4.0f};
   std::vector<float> got = {1.0f, 2.0f, poisoned<float>(), poisoned<float>()};

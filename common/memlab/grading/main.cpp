@@ -191,6 +191,7 @@ std::vector<std::pair<std::string, std::string>> describe_machine(const Context&
 CATCH_REGISTER_LISTENER(ProgressListener)
 
 int main(int argc, char** argv) {
+  trace_time_before_main();
   Catch::Session session;
   std::string student_path;
   std::string reference_path = beside_this_program(std::string("lib") + lab.id + "_reference.so");
@@ -260,7 +261,10 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
 
-  if (const auto why = why_no_gpu()) {
+  if (const auto why = [] {
+        const Phase phase("gpu_probe");
+        return why_no_gpu();
+      }()) {
     std::cout << "\n" << lab.id << " is built, but grading it needs an NVIDIA GPU, and none can be used here:\n  "
               << *why
               << "\nRun the same command on a machine with an NVIDIA GPU and its driver.\n";
@@ -350,7 +354,10 @@ int main(int argc, char** argv) {
   }
 
   std::cout << "Grading " << lab.id << " (" << lab.title << "), steps 1-" << steps << ":\n";
-  session.run();
+  {
+    const Phase phase("checks");
+    session.run();
+  }
   install(nullptr);
   remote::stop_runners();
 

@@ -24,6 +24,10 @@ class Phase {
   double begin_seconds_;
 };
 
+/// Adds the time from the process's start (as /proc/self/stat gives it, to 10 ms) to now
+/// to the phase "before_main", if tracing is on: loading the program and its libraries.
+void trace_time_before_main();
+
 /// Prints each phase's count and total time to stderr, if tracing is on.
 void print_phases();
 

@@ -4,6 +4,7 @@
 #include <memlab/cuda_check.cuh>
 #include <memlab/device_random.cuh>
 #include <memlab/grading/phases.hpp>
+#include <memlab/parallel.hpp>
 #include <memlab/report.hpp>
 #include <memlab/by_gpu.hpp>
 
@@ -50,7 +51,9 @@ std::string check_vector_add(const lab1::Api& impl, std::size_t n) {
   }
   std::vector<float> got = arr.c_buffer().to_host(n, grading::stream());
   std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; ++i) expected[i] = arr.expected(i);
+  memlab::parallel_ranges(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) expected[i] = arr.expected(i);
+  });
   const memlab::Comparison result = memlab::compare(got, expected, memlab::default_tolerance<float>());
   if (result.ok()) return "";
   if (result.unwritten == n) {
