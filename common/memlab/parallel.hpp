@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <system_error>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -22,7 +23,12 @@ void parallel_for(std::size_t count, const Body& body) {
     for (std::size_t i = stripe; i < count; i += threads) body(i);
   };
   std::vector<std::thread> workers;
-  for (std::size_t stripe = 1; stripe < threads; ++stripe) workers.emplace_back(run_stripe, stripe);
+  try {
+    for (std::size_t stripe = 1; stripe < threads; ++stripe) workers.emplace_back(run_stripe, stripe);
+  } catch (const std::system_error&) {
+    // No more threads (a pids limit, RLIMIT_NPROC, memory): the stripes without one run here.
+  }
+  for (std::size_t stripe = workers.size() + 1; stripe < threads; ++stripe) run_stripe(stripe);
   run_stripe(0);
   for (std::thread& worker : workers) worker.join();
 }
@@ -46,13 +52,18 @@ inline Ranges ranges_of(std::size_t count, std::size_t least = std::size_t{1} <<
   return Ranges{count, size};
 }
 
-/// Calls @p body(r, begin, end) for every range r of ranges_of(@p count, @p least), at the
-/// same time on up to one thread per core; returns when all calls have returned. A body
-/// that keeps its result in slot r lets the caller merge the results in element order.
+/// Calls @p body(r, begin, end) for every range r of @p ranges, at the same time on up to
+/// one thread per core; returns when all calls have returned. A caller that keeps range r's
+/// result in slot r sizes its slots by the same @p ranges and merges them in element order.
+template <typename Body>
+void parallel_ranges(const Ranges& ranges, const Body& body) {
+  parallel_for(ranges.number(), [&](std::size_t r) { body(r, ranges.begin(r), ranges.end(r)); });
+}
+
+/// parallel_ranges() over ranges_of(@p count, @p least).
 template <typename Body>
 void parallel_ranges(std::size_t count, const Body& body, std::size_t least = std::size_t{1} << 16) {
-  const Ranges ranges = ranges_of(count, least);
-  parallel_for(ranges.number(), [&](std::size_t r) { body(r, ranges.begin(r), ranges.end(r)); });
+  parallel_ranges(ranges_of(count, least), body);
 }
 
 }  // namespace memlab

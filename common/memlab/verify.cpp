@@ -34,24 +34,20 @@ MatrixSums random_matrix_sums(std::uint64_t seed, MatrixShape shape, double low,
   // often: each core takes a band of rows and keeps its own column sums, which
   // are added up at the end in band order, so the result does not depend on timing.
   std::vector<long double> rows(shape.rows, 0.0L);
-  constexpr std::size_t kLeastRows = 64;
-  std::vector<std::vector<long double>> band_columns(ranges_of(shape.rows, kLeastRows).number(),
-                                                     std::vector<long double>(shape.cols, 0.0L));
-  parallel_ranges(
-      shape.rows,
-      [&](std::size_t band, std::size_t first_row, std::size_t end_row) {
-        std::vector<long double>& columns = band_columns[band];
-        for (std::size_t r = first_row; r < end_row; ++r) {
-          long double row = 0.0L;
-          for (std::size_t c = 0; c < shape.cols; ++c) {
-            const long double x = random_value<T>(seed, r * shape.cols + c, low, high);
-            row += x;
-            columns[c] += x;
-          }
-          rows[r] = row;
-        }
-      },
-      kLeastRows);
+  const Ranges bands = ranges_of(shape.rows, 64);
+  std::vector<std::vector<long double>> band_columns(bands.number(), std::vector<long double>(shape.cols, 0.0L));
+  parallel_ranges(bands, [&](std::size_t band, std::size_t first_row, std::size_t end_row) {
+    std::vector<long double>& columns = band_columns[band];
+    for (std::size_t r = first_row; r < end_row; ++r) {
+      long double row = 0.0L;
+      for (std::size_t c = 0; c < shape.cols; ++c) {
+        const long double x = random_value<T>(seed, r * shape.cols + c, low, high);
+        row += x;
+        columns[c] += x;
+      }
+      rows[r] = row;
+    }
+  });
   MatrixSums sums;
   sums.rows.assign(rows.begin(), rows.end());
   sums.columns.assign(shape.cols, 0.0);
@@ -111,8 +107,9 @@ Comparison compare(const std::vector<T>& got, const std::vector<T>& expected, To
   }
   // Each range of elements is compared on its own core; the ranges' results are then
   // joined in element order, so the result is the one a single pass would give.
-  std::vector<Comparison> parts(ranges_of(got.size()).number());
-  parallel_ranges(got.size(), [&](std::size_t r, std::size_t begin, std::size_t end) {
+  const Ranges ranges = ranges_of(got.size());
+  std::vector<Comparison> parts(ranges.number());
+  parallel_ranges(ranges, [&](std::size_t r, std::size_t begin, std::size_t end) {
     Comparison& part = parts[r];
     for (std::size_t i = begin; i < end; ++i) {
       const double g = static_cast<double>(got[i]);

@@ -17,14 +17,11 @@ TEST_CASE("parallel_ranges covers every element once, in contiguous ranges numbe
     const memlab::Ranges ranges = memlab::ranges_of(count, 10);
     std::vector<std::atomic<int>> calls(count);
     std::vector<std::size_t> begins(ranges.number()), ends(ranges.number());
-    memlab::parallel_ranges(
-        count,
-        [&](std::size_t r, std::size_t begin, std::size_t end) {
-          begins[r] = begin;
-          ends[r] = end;
-          for (std::size_t i = begin; i < end; ++i) calls[i].fetch_add(1);
-        },
-        10);
+    memlab::parallel_ranges(ranges, [&](std::size_t r, std::size_t begin, std::size_t end) {
+      begins[r] = begin;
+      ends[r] = end;
+      for (std::size_t i = begin; i < end; ++i) calls[i].fetch_add(1);
+    });
     for (std::size_t i = 0; i < count; ++i) REQUIRE(calls[i].load() == 1);
     for (std::size_t r = 0; r < ranges.number(); ++r) {
       CHECK(begins[r] == (r == 0 ? 0 : ends[r - 1]));

@@ -55,7 +55,9 @@ void trace_time_before_main() {
   double uptime = 0.0;
   uptime_file >> uptime;
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  const std::size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos || name_end + 2 > stat.size()) return;  // no /proc
+  std::istringstream fields(stat.substr(name_end + 2));
   std::string field;
   for (int index = 3; index < 22 && fields >> field; ++index) {
   }
