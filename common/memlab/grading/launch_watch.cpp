@@ -17,6 +17,7 @@ std::mutex guard;     // a build's threads may launch at the same time
 Launches seen;        // since the last take_launches()
 bool watching = false;
 bool first_call_made = false;    // from then on, a module loaded is code loaded at run time
+std::uint32_t modules_before_calls = 0;
 std::thread::id serving_thread;  // the thread that calls the lab's functions
 
 #if defined(MEMLAB_HAVE_CUPTI)
@@ -59,7 +60,7 @@ bool is_graph_work(CUpti_CallbackId id) {
 void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   const std::lock_guard<std::mutex> lock(guard);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED && first_call_made) ++seen.modules_loaded;
+    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) ++(first_call_made ? seen.modules_loaded : modules_before_calls);
     return;
   }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
@@ -113,6 +114,11 @@ Launches take_launches() {
   taken.watched = watching;
   first_call_made = true;
   return taken;
+}
+
+std::uint32_t modules_loaded_before_calls() {
+  const std::lock_guard<std::mutex> lock(guard);
+  return modules_before_calls;
 }
 
 }  // namespace memlab::grading

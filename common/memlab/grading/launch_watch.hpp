@@ -50,4 +50,9 @@ std::string watch_launches();
 /// first call also marks the build's modules as loaded (see Launches).
 Launches take_launches();
 
+/// Runner side: how many modules CUPTI saw loaded before the first call (the build's,
+/// the runner's, and any a constructor loaded itself). A diagnostic for now: the
+/// runner prints it beside fatbins_registered() when MEMLAB_TRACE_MODULES is set.
+std::uint32_t modules_loaded_before_calls();
+
 }  // namespace memlab::grading

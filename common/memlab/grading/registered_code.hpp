@@ -44,4 +44,8 @@ void close_registrations();
 /// are the runtime's, which may change them once it loads the modules.)
 void check_registrations();
 
+/// How many fatbins this process has registered so far, the runner's own included,
+/// guarded or not (a diagnostic beside modules_loaded_before_calls()).
+int fatbins_registered();
+
 }  // namespace memlab::grading
