@@ -4,9 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <initializer_list>
 #include <system_error>
-#include <cstddef>
 #include <thread>
 #include <vector>
 

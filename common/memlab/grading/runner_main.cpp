@@ -27,6 +27,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -38,9 +39,8 @@ void call_function(const void* api, std::uint32_t index, remote::Reader& in, rem
   // Kernels launched between calls by this thread are the runner's own probes: not this call's. What
   // other threads launched, and modules loaded, since the last call are reported with this one.
   const memlab::grading::Launches between = memlab::grading::take_launches();
-  static bool modules_traced = false;
-  if (!modules_traced && std::getenv("MEMLAB_TRACE_MODULES") != nullptr) {
-    modules_traced = true;
+  static bool first_call = true;  // the diagnostic is read once, not on every call
+  if (std::exchange(first_call, false) && std::getenv("MEMLAB_TRACE_MODULES") != nullptr) {
     std::fprintf(stderr, "runner (pid %d): before the first call, %u modules loaded, %d fatbins registered\n",
                  static_cast<int>(::getpid()), memlab::grading::modules_loaded_before_calls(),
                  memlab::grading::fatbins_registered());
