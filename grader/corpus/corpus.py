@@ -354,6 +354,10 @@ RED_TEAM = {
         ("round6/02-fair_chained_events", FULL),
         ("round6/03-trick_l2_persist_disables_cache_check", Expect("graded", points={"step2.timer": 0},
                                                                    total=(50, 50))),
+        # Round 22 (round22/README.md): float4 loads, with and without an alignment test. The
+        # header promises every array starts an allocation (256-byte aligned), so both are fair.
+        ("round22/01-fair_float4_occupancy_grid_scalar_tail", FULL),
+        ("round22/02-subtle_float4_assumes_16_byte_alignment", FULL),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -364,8 +368,24 @@ RED_TEAM = {
         ("round7/04-subtle_unsigned_offsets", Expect("graded", points={"step1.rows": 0, "step1.columns": 0,
                                                                         "step3.rows": 0, "step3.columns": 0},
                                                      total=(0, 50))),
+        # Round 22: float4 rows, columns through a stream-ordered scratch buffer (fair); column sums
+        # zeroed on the legacy default stream, unordered with the kernel on the runner's
+        # non-blocking stream: a race the memset nearly always wins (grader/README.md).
+        # (Its column sums took 1.86x the reference's time in run 95: speed points in proportion.)
+        ("round22/01-fair_float4_warp_rows_columns_via_mallocasync", Expect("graded", total=(85, 100))),
+        ("round22/02-subtle_column_zeroing_on_the_legacy_default_stream", Expect("graded", total=(85, 100))),
     ],
     "lab3": [
+        # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
+        # says to count in integers); in step 1's kernel only, it no longer does (only the kernels
+        # row_sums_compensated launches are judged). Terms below 1 and the rest added apart in plain
+        # float: each mixed row is scaled by its own power of two, and no fixed split helps.
+        # (Both block-per-row files lose a little of step 1's speed points: 1.33x in run 95.)
+        ("round22/01-fair_kahan_iterations_from_ceil_of_double_division",
+         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        ("round22/02-fair_step1_template_ceil_double_fails_step2", FULL),
+        ("round22/03-trick_two_magnitude_accumulators_no_compensation",
+         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         # The closed form (1 - x^513) / (1 - x) where x^513 vanishes: with the timed runs' x near 1
         # it never does, so the file runs Horner's loop and earns what its time earns (98.96, run 54;
         # before the x changed, the arithmetic floor refused it: 80, run 51).
@@ -486,6 +506,12 @@ RED_TEAM = {
                                                                          total=(0, 45))),
         # Round 13: tiles written by one __noinline__ helper and read by another (fair).
         ("round13/03-fair_noinline_tile_helpers", Expect("graded", points={"step2.correct": 15}, total=(55, 100))),
+        # Round 22: tiles filled by asynchronous copies (fair); step 4 with a fixed-tile kernel per
+        # width, no launch given the tiles' bytes: step4.correct fails (the launch watch reads them).
+        ("round22/01-fair_tiles_loaded_by_pipeline_memcpy_async", Expect("graded", points={"step2.correct": 15},
+                                                                         total=(90, 100))),
+        ("round22/02-subtle_dynamic_step_dispatches_to_static_tiles", Expect("graded", points={"step4.correct": 0},
+                                                                             total=(80, 90))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1
@@ -505,6 +531,9 @@ RED_TEAM = {
                                                                             total=(0, 85))),
         # Round 7: every GEMV with unsigned offsets; step 1 fails and the later steps are blocked.
         ("round7/05-subtle_unsigned_offsets", Expect("graded", points={"step1.correct": 0}, total=(0, 0))),
+        # Round 22: the window loads x past cols, into the guard zone after it, and never uses what it
+        # read: no result shows it (an open limit, grader/README.md).
+        ("round22/01-subtle_window_loads_x_past_cols", FULL),
     ],
 }
 

@@ -11,6 +11,10 @@
 /// grader watches which kernels each call launches, and a launch from a thread
 /// of your own fails the check that made the call.
 ///
+/// Every array the grader passes starts an allocation of its own, aligned at least
+/// as cudaMalloc aligns (256 bytes): a vector load (float4, double2) from an array's
+/// start needs no alignment test.
+///
 /// Sizes are element counts (std::size_t: arrays larger than 2^31 elements must
 /// work, and the grader checks one where the GPU has the memory); footprints are
 /// bytes. Functions that take a stream should enqueue their work on it: the

@@ -11,6 +11,11 @@
 /// grader watches which kernels each call launches, and a launch from a thread
 /// of your own fails the check that made the call.
 ///
+/// Every array the grader passes starts an allocation of its own, aligned at least
+/// as cudaMalloc aligns (256 bytes): a vector load (float4, double2) from an array's
+/// start needs no alignment test. A row of a matrix is aligned only as far as
+/// the matrix's width allows.
+///
 /// Every matrix is row-major: element (r, c) of a rows x cols matrix is
 /// matrix[r * cols + c], so a row is contiguous in memory and a column is
 /// strided by cols elements. Sizes are element counts (std::size_t). Every

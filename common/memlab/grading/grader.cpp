@@ -154,6 +154,8 @@ Launches StudentLaunches::since() const {
     all.watched = all.watched && log[call].watched;
     all.unnamed += log[call].unnamed;
     all.kernels.insert(all.kernels.end(), log[call].kernels.begin(), log[call].kernels.end());
+    all.dynamic_shared_bytes.insert(all.dynamic_shared_bytes.end(), log[call].dynamic_shared_bytes.begin(),
+                                    log[call].dynamic_shared_bytes.end());
   }
   return all;
 }
@@ -207,10 +209,10 @@ std::string launched_method_missing(const StudentLaunches& launches, const std::
 }
 
 std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
-                                   bool (*has)(const KernelCode&), const std::string& property,
-                                   const std::string& failure) {
+                                   bool (*has)(const KernelCode&), bool (*unwatched)(const KernelCode&),
+                                   const std::string& property, const std::string& failure) {
   const Launches launched = launches.since();
-  if (!launched.watched || !student_code().unreadable.empty()) return "";
+  if (!launched.watched || !student_code().unreadable.empty()) return method_broken(unwatched, property, failure);
   if (launched.unnamed > 0) return graph_launched(failure, function);
   auto kernels = launched_code(launched);
   // A kernel that is not in the build's code was loaded at run time (red team 16): unread, it counts as having it.

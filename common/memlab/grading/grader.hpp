@@ -147,11 +147,12 @@ std::string launched_method_missing(const StudentLaunches& launches, const std::
                                     bool (*has)(const KernelCode&), const std::string& property,
                                     const std::string& failure);
 /// method_broken() for the kernels @p function launched since @p launches was
-/// made: "" when none of them has the property, or the runner could not watch
-/// (method_broken() still reads the whole build); a CUDA graph fails it.
+/// made: "" when none of them has @p has. Where the runner could not watch, the
+/// whole build is read instead, for @p unwatched (method_broken()); a call that
+/// launched a CUDA graph (its kernels unnamed) fails it.
 std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
-                                   bool (*has)(const KernelCode&), const std::string& property,
-                                   const std::string& failure);
+                                   bool (*has)(const KernelCode&), bool (*unwatched)(const KernelCode&),
+                                   const std::string& property, const std::string& failure);
 /// @}
 
 /// @name The two builds of the lab

@@ -57,6 +57,26 @@ bool is_graph_work(CUpti_CallbackId id) {
   return false;
 }
 
+// The dynamic shared memory a launch asks for, from the driver call's parameters.
+std::uint32_t dynamic_shared_bytes(CUpti_CallbackId id, const void* parameters) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      return static_cast<const cuLaunchKernel_params*>(parameters)->sharedMemBytes;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      return static_cast<const cuLaunchKernel_ptsz_params*>(parameters)->sharedMemBytes;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+      return static_cast<const cuLaunchKernelEx_params*>(parameters)->config->sharedMemBytes;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      return static_cast<const cuLaunchKernelEx_ptsz_params*>(parameters)->config->sharedMemBytes;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+      return static_cast<const cuLaunchCooperativeKernel_params*>(parameters)->sharedMemBytes;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      return static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(parameters)->sharedMemBytes;
+    default:
+      return 0;  // cuLaunch and cuLaunchGrid take theirs from cuFuncSetSharedSize
+  }
+}
+
 void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   const std::lock_guard<std::mutex> lock(guard);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
@@ -70,6 +90,7 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
     ++seen.unnamed;
   } else {
     seen.kernels.emplace_back(call->symbolName);
+    seen.dynamic_shared_bytes.push_back(dynamic_shared_bytes(id, call->functionParams));
   }
 }
 

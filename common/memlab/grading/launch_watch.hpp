@@ -28,6 +28,9 @@ namespace memlab::grading {
 struct Launches {
   bool watched = false;              ///< the runner watched (CUPTI there); if not, nothing is known
   std::vector<std::string> kernels;  ///< the kernels' mangled names, in launch order
+  /// The dynamic shared memory each of those launches asked for (the launch's
+  /// third parameter), in bytes: 0 for a launch through the driver's oldest calls.
+  std::vector<std::uint32_t> dynamic_shared_bytes;
   std::uint32_t unnamed = 0;         ///< launches that name no kernel, and CUDA graphs made or launched
   /// Launches from a thread other than the one that calls the lab's functions,
   /// during the call or since the last one: work started where no call can

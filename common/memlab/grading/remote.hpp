@@ -207,13 +207,14 @@ struct Codec<std::string> {
 /// The kernels a call launched (launch_watch.hpp): every reply to a call starts with them.
 template <>
 struct Codec<Launches> {
-  /// Writes whether the runner watched, the counts, then the names.
+  /// Writes whether the runner watched, the counts, then the names and each launch's dynamic shared memory.
   static void put(Writer& out, const Launches& launches) {
     out.raw<std::uint8_t>(launches.watched ? 1 : 0);
     out.raw(launches.unnamed);
     out.raw(launches.from_other_threads);
     out.raw(launches.modules_loaded);
     Codec<std::vector<std::string>>::put(out, launches.kernels);
+    Codec<std::vector<std::uint32_t>>::put(out, launches.dynamic_shared_bytes);
   }
   /// Reads them.
   static Launches get(Reader& in) {
@@ -223,6 +224,10 @@ struct Codec<Launches> {
     launches.from_other_threads = in.raw<std::uint32_t>();
     launches.modules_loaded = in.raw<std::uint32_t>();
     launches.kernels = Codec<std::vector<std::string>>::get(in);
+    launches.dynamic_shared_bytes = Codec<std::vector<std::uint32_t>>::get(in);
+    if (launches.dynamic_shared_bytes.size() != launches.kernels.size()) {
+      throw std::runtime_error("the runner's launch record is malformed");
+    }
     return launches;
   }
 };

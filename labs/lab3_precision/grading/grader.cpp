@@ -117,13 +117,6 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
   grading::hint("Kahan: y = x - c; t = sum + y; c = (t - sum) - y; sum = t. Keep c per thread, and when "
                 "the threads' partial sums are added, add their compensations too (or subtract each "
                 "thread's c from its sum first).");
-  // Floats added up in double are as accurate as compensation makes them, and as fast here.
-  const std::string method =
-      grading::method_broken(grading::computes_on_floats_in_double, "adds floats up in double",
-                             "the float versions add up in float, and compensation is what makes them accurate "
-                             "(a kernel declared extern \"C\" shows no parameter types: it is taken to be one of "
-                             "floats)");
-  if (!method.empty()) FAIL(method);
   const MatrixShape shape = kAccuracyShape;
   const std::size_t count = shape.rows * shape.cols;
   std::vector<float> values(count);
@@ -149,12 +142,20 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
   // kept and handed back as compensated (red team 21).
   const grading::StudentLaunches launches;
   const std::vector<double> compensated = run_float(student().row_sums_compensated);
-  // No kernel it launches adds in double, whatever its data: floats widened into a double buffer and
-  // added there (red team 15), or passed as their bits beside a double (red team 14), are not this step.
-  const std::string launched_method = grading::launched_method_broken(
-      launches, "row_sums_compensated", grading::adds_in_double, "adds in double",
-      "the compensated sums add up in float, and compensation is what makes them accurate");
-  if (!launched_method.empty()) FAIL(launched_method);
+  // Floats added up in double are as accurate as compensation makes them, and as fast here. No kernel
+  // the call launched may add in double, whatever its data: floats widened into a double buffer and
+  // added there (red team 15), or passed as their bits beside a double (red team 14), are not this
+  // step. Only those kernels are judged: one of step 1's computing a count in double does not make
+  // these sums (red team 22). Where the runner could not watch the launches, every kernel of the build
+  // that computes on floats in double fails it (a kernel declared extern "C" shows no parameter types:
+  // it is taken to be one of floats).
+  const std::string method = grading::launched_method_broken(
+      launches, "row_sums_compensated", grading::adds_in_double, grading::computes_on_floats_in_double,
+      "adds in double",
+      "the compensated sums add up in float, and compensation is what makes them accurate (any addition "
+      "or division in double counts, a count such as ceil((double)cols / blockDim.x) too: compute it in "
+      "integers, (cols + blockDim.x - 1) / blockDim.x)");
+  if (!method.empty()) FAIL(method);
   sums_double.fill_bytes(memlab::kPoisonByte, grading::stream());
   student().row_sums_double(matrix_double.data(), sums_double.data(), shape.rows, shape.cols, grading::stream());
   const std::vector<double> in_double = errors_in_u(sums_double.to_host(shape.rows, grading::stream()), exact);

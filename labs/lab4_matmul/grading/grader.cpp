@@ -19,6 +19,7 @@
 #include <memlab/grading/speed.hpp>
 #include <memlab/report.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -159,6 +160,28 @@ TEST_CASE("the tile width is chosen from the device's limits", "[step4][tile_cho
   grading::measured(format_text("%d here; 5 other devices right", here));
 }
 
+namespace {
+
+// Step 4's lesson is the tile sized at run time: two tile x tile float tiles in
+// one extern __shared__ array, sized by the launch's third parameter. Kernels
+// with fixed tiles, one per width (templates), compute the same products, so
+// the launches themselves are read (the runner's launch watch): "" when one of
+// them asked for at least both tiles' bytes, or the runner could not watch.
+std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile) {
+  const memlab::grading::Launches launched = launches.since();
+  if (!launched.watched) return "";
+  const auto tiles_bytes = static_cast<std::uint32_t>(2 * tile * tile * sizeof(float));
+  const auto most = std::max_element(launched.dynamic_shared_bytes.begin(), launched.dynamic_shared_bytes.end());
+  const std::uint32_t asked = most == launched.dynamic_shared_bytes.end() ? 0 : *most;
+  if (asked >= tiles_bytes) return "";
+  return format_text("tile width %d: no kernel your matmul_dynamic launched was given the two tiles' %u bytes of "
+                     "dynamic shared memory (the most asked for: %u bytes). The tiles must live in one extern "
+                     "__shared__ array sized by the launch's third parameter, not in fixed __shared__ arrays",
+                     tile, tiles_bytes, asked);
+}
+
+}  // namespace
+
 TEST_CASE("the dynamic-tile multiply is correct for every tile width and any width", "[step4][correct]") {
   grading::require_step(3);
   grading::hint("Put both tiles in one `extern __shared__ float tiles[]` (b's tile at tiles + tile * tile), "
@@ -170,8 +193,11 @@ TEST_CASE("the dynamic-tile multiply is correct for every tile width and any wid
     const Multiply dynamic = [tile](const float* a, const float* b, float* c, int w, cudaStream_t s) {
       student().matmul_dynamic(a, b, c, w, tile, s);
     };
+    const grading::StudentLaunches launches;
     const std::string problem = check_widths(dynamic, widths);
     if (!problem.empty()) FAIL(format_text("tile width %d, ", tile) << problem);
+    const std::string fixed_tiles = tiles_not_dynamic(launches, tile);
+    if (!fixed_tiles.empty()) FAIL(fixed_tiles);
   }
   grading::measured("tiles 8, 16, 32; widths " + list(widths));
 }
