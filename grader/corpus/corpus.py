@@ -386,6 +386,10 @@ RED_TEAM = {
         ("round22/02-fair_step1_template_ceil_double_fails_step2", FULL),
         ("round22/03-trick_two_magnitude_accumulators_no_compensation",
          Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        # Round 23: honest Kahan on the accuracy check's 128 rows, a kernel adding in double on larger
+        # matrices: every call of row_sums_compensated is judged, the one past 2^32 elements too.
+        ("round23/01-trick_few_rows_kahan_many_rows_double",
+         Expect("graded", points={"step2.accuracy": 0}, total=(60, 75))),
         # The closed form (1 - x^513) / (1 - x) where x^513 vanishes: with the timed runs' x near 1
         # it never does, so the file runs Horner's loop and earns what its time earns (98.96, run 54;
         # before the x changed, the arithmetic floor refused it: 80, run 51).
@@ -454,13 +458,15 @@ RED_TEAM = {
         ("round17/03-trick_weakref_registration_handle_swapped", Expect("forbidden API", total=(0, 0))),
         # Round 20 (round20/README.md), against step 2's accuracy and time: plain float split among
         # many partial sums passed the spread rows (2.6 u and 4.4 u at worst); the mixed rows leave
-        # them far out (23 u and 84 u at the least, simulated). Exact sums in 64-bit integers are
-        # accurate without compensation (the open limit the threat model names). Kahan per thread,
-        # combined by shared atomics, leaves a few mixed rows at 10-16 u: the median rule passes it.
+        # them far out (23 u and 84 u at the least, simulated). Sums in 64-bit fixed point were
+        # exact without compensation, until each mixed row was scaled by its own power of two
+        # (session 14): a fixed unit of 2^-34 holds a scaled row in a few units (run 96: 75). Kahan
+        # per thread, combined by shared atomics, leaves a few mixed rows at 10-16 u: the median
+        # rule passes it.
         ("round20/01-trick_plain_float_block_per_row", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         ("round20/02-trick_step1_eight_accumulators_reused",
          Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
-        ("round20/03-trick_int64_fixed_point_exact", Expect("graded", points={"step2.accuracy": 15}, total=(90, 100))),
+        ("round20/03-trick_int64_fixed_point_exact", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         ("round20/04-fair_kahan_threads_added_by_shared_atomics", Expect("graded", total=(95, 100))),
         # Round 21 (round21/README.md), against the launch watch: a double kernel launched from a
         # thread of the file's own after the call returned; compensated sums kept from the double
@@ -512,6 +518,15 @@ RED_TEAM = {
                                                                          total=(90, 100))),
         ("round22/02-subtle_dynamic_step_dispatches_to_static_tiles", Expect("graded", points={"step4.correct": 0},
                                                                              total=(80, 90))),
+        # Round 23: an empty kernel launched only to ask for the tiles' bytes does not count (it stages
+        # nothing in shared memory); fixed tiles in a kernel that also asks for the bytes still pass
+        # (open: grader/README.md); a fair file through cudaLaunchKernelExC with padded tiles.
+        ("round23/02-trick_empty_kernel_asks_for_the_tile_bytes", Expect("graded", points={"step4.correct": 0},
+                                                                         total=(70, 90))),
+        ("round23/01-trick_fixed_tiles_given_bytes_they_never_use", Expect("graded", points={"step4.correct": 10},
+                                                                           total=(80, 100))),
+        ("round23/03-fair_launch_kernel_exc_opt_in_padded_tiles", Expect("graded", points={"step4.correct": 10},
+                                                                         total=(80, 100))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1

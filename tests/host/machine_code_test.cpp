@@ -122,6 +122,13 @@ TEST_CASE("adding in double is told by the arithmetic alone, whatever the kernel
   CHECK(adds_in_double(kernel({"RED.E.ADD.F64.RN.STRONG.GPU"})));
   CHECK_FALSE(adds_in_double(kernel({"LDG.E", "FADD", "FFMA", "STG.E"})));
   CHECK_FALSE(adds_in_double(kernel({"I2F.F64.S64", "DMUL", "F2F.F32.F64"})));  // sinf's products in double
+  // What step 2 asks of those kernels: that, or a reduction typed by its tensor map beside floats
+  // widened (red team 16's file 09; red team 23 found the launched kernels' check had lost it).
+  CHECK(may_add_in_double(kernel({"DADD"})));
+  CHECK(may_add_in_double(kernel({"LDG.E", "F2F.F64.F32", "STS.64", "UTMAREDG.2D.ADD"})));
+  CHECK_FALSE(adds_in_double(kernel({"LDG.E", "F2F.F64.F32", "STS.64", "UTMAREDG.2D.ADD"})));
+  CHECK_FALSE(may_add_in_double(kernel({"LDG.E", "STS", "UTMAREDG.2D.ADD"})));  // floats reduced as floats
+  CHECK_FALSE(may_add_in_double(kernel({"LDG.E", "FADD", "STG.E"})));
 }
 
 TEST_CASE("an operation is told by its name, not by a prefix of it") {

@@ -162,17 +162,22 @@ Launches StudentLaunches::since() const {
 
 namespace {
 
+// The code of kernel @p name in the student's build (nullptr: not found there).
+const KernelCode* code_of(const std::string& name) {
+  const StudentCode& code = student_code();
+  const auto same = std::find_if(code.kernels.begin(), code.kernels.end(), [&name](const KernelCode& kernel) {
+    return kernel.name == name || readable_name(kernel.name) == name;  // mangled, as CUPTI names it; or not
+  });
+  return same == code.kernels.end() ? nullptr : &*same;
+}
+
 // The distinct kernels of @p launched, each with its code in the student's build (nullptr: not found there).
 std::vector<std::pair<std::string, const KernelCode*>> launched_code(const Launches& launched) {
-  const StudentCode& code = student_code();
   std::vector<std::pair<std::string, const KernelCode*>> kernels;
   for (const std::string& name : launched.kernels) {
     const auto seen = [&name](const auto& kernel) { return kernel.first == name; };
     if (std::any_of(kernels.begin(), kernels.end(), seen)) continue;
-    const auto same = std::find_if(code.kernels.begin(), code.kernels.end(), [&name](const KernelCode& kernel) {
-      return kernel.name == name || readable_name(kernel.name) == name;  // mangled, as CUPTI names it; or not
-    });
-    kernels.emplace_back(name, same == code.kernels.end() ? nullptr : &*same);
+    kernels.emplace_back(name, code_of(name));
   }
   return kernels;
 }
@@ -225,6 +230,18 @@ std::string launched_method_broken(const StudentLaunches& launches, const std::s
                      readable_names(kernels).c_str(), property.c_str(),
                      unread_kernel ? " or is not code of your build (loaded at run time)" : "",
                      student_code().read_as.c_str());
+}
+
+std::uint32_t most_dynamic_shared(const StudentLaunches& launches, bool (*has)(const KernelCode&)) {
+  const Launches launched = launches.since();
+  const bool readable = student_code().unreadable.empty();
+  std::uint32_t most = 0;
+  for (std::size_t i = 0; i < launched.kernels.size() && i < launched.dynamic_shared_bytes.size(); ++i) {
+    const KernelCode* code = readable ? code_of(launched.kernels[i]) : nullptr;
+    if (readable && (code == nullptr || !has(*code))) continue;  // code loaded at run time counts for nothing
+    most = std::max(most, launched.dynamic_shared_bytes[i]);
+  }
+  return most;
 }
 
 }  // namespace memlab::grading

@@ -153,6 +153,11 @@ std::string launched_method_missing(const StudentLaunches& launches, const std::
 std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
                                    bool (*has)(const KernelCode&), bool (*unwatched)(const KernelCode&),
                                    const std::string& property, const std::string& failure);
+/// The most dynamic shared memory (the launch's third parameter, in bytes) any
+/// launch since @p launches was made asked for, counting only launches of
+/// kernels of the build that have @p has; every launch where the build's code
+/// could not be read (0 where the runner could not watch).
+std::uint32_t most_dynamic_shared(const StudentLaunches& launches, bool (*has)(const KernelCode&));
 /// @}
 
 /// @name The two builds of the lab

@@ -273,17 +273,31 @@ bool adds_in_double(const KernelCode& kernel) {
   });
 }
 
-bool computes_on_floats_in_double(const KernelCode& kernel) {
-  const bool arithmetic = adds_in_double(kernel);
-  const bool widens = any_operation(kernel, [](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
-  // The tensor memory accelerator's reductions (UTMAREDG ... .ADD) carry their type in the
-  // tensor map, not in the instruction: one in a kernel that widens floats may add them up in
-  // double (red team 16).
+namespace {
+
+bool widens_floats(const KernelCode& kernel) {
+  return any_operation(kernel, [](const std::string& op) { return starts_with(op, "F2F.F64.F32"); });
+}
+
+// The tensor memory accelerator's reductions (UTMAREDG ... .ADD) carry their type in the
+// tensor map, not in the instruction: one in a kernel that widens floats may add them up in
+// double (red team 16).
+bool reduces_widened_floats(const KernelCode& kernel) {
   const bool untyped_reduction = any_operation(kernel, [](const std::string& op) {
     return in(base_of(op), {"UTMAREDG", "UBLKRED"}) && op.find(".ADD") != std::string::npos &&
            op.find(".F") == std::string::npos;
   });
-  if (untyped_reduction && widens) return true;
+  return untyped_reduction && widens_floats(kernel);
+}
+
+}  // namespace
+
+bool may_add_in_double(const KernelCode& kernel) { return adds_in_double(kernel) || reduces_widened_floats(kernel); }
+
+bool computes_on_floats_in_double(const KernelCode& kernel) {
+  const bool arithmetic = adds_in_double(kernel);
+  const bool widens = widens_floats(kernel);
+  if (reduces_widened_floats(kernel)) return true;
   const std::string parameters = parameters_of(readable_name(kernel.name));
   // A name without a signature (extern "C") could hide float parameters: its
   // kernel is taken as one of float data (red team 13: widened without F2F).

@@ -77,6 +77,10 @@ bool uses_shared_memory(const KernelCode& kernel);
 /// that memory does (atomics, the bulk copy unit's reductions). A product alone
 /// adds nothing up, and CUDA's float functions multiply in double.
 bool adds_in_double(const KernelCode& kernel);
+/// Whether @p kernel adds in double (adds_in_double) or may: it widens floats to
+/// double and has a reduction whose type is in a tensor map, not in the
+/// instruction (the tensor memory accelerator's UTMAREDG/UBLKRED ... .ADD).
+bool may_add_in_double(const KernelCode& kernel);
 /// Whether @p kernel adds floats up in double: it adds in double
 /// (adds_in_double) and takes float parameters or no double ones
 /// (its signature, from its mangled name; a name without one, extern "C", is

@@ -112,6 +112,29 @@ TEST_CASE("row sums in both types keep up with the reference", "[step1][speed][t
   if (!in_double.passed()) FAIL("double: your row sums " << in_double.explain());
 }
 
+namespace {
+
+// "" when no kernel the student's row_sums_compensated launched since @p launches
+// adds in double, or may (an untyped tensor-map reduction beside floats widened:
+// red team 16): floats widened into a double buffer and added there (red team 15),
+// or passed as their bits beside a double (red team 14), are not this step. Every
+// call of it is judged, each check's own (red team 23 added in double only on
+// the large matrices). Only the kernels it launched: one of step 1's computing a
+// count in double does not make these sums (red team 22). Where the runner could
+// not watch the launches, every kernel of the build that computes on floats in
+// double fails it (a kernel declared extern "C" shows no parameter types: it is
+// taken to be one of floats).
+std::string compensated_in_double(const grading::StudentLaunches& launches) {
+  return grading::launched_method_broken(
+      launches, "row_sums_compensated", grading::may_add_in_double, grading::computes_on_floats_in_double,
+      "adds in double",
+      "the compensated sums add up in float, and compensation is what makes them accurate (any addition "
+      "or division in double counts, a count such as ceil((double)cols / blockDim.x) too: compute it in "
+      "integers, (cols + blockDim.x - 1) / blockDim.x)");
+}
+
+}  // namespace
+
 TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][accuracy]") {
   grading::require_step(1);
   grading::hint("Kahan: y = x - c; t = sum + y; c = (t - sum) - y; sum = t. Keep c per thread, and when "
@@ -142,19 +165,7 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
   // kept and handed back as compensated (red team 21).
   const grading::StudentLaunches launches;
   const std::vector<double> compensated = run_float(student().row_sums_compensated);
-  // Floats added up in double are as accurate as compensation makes them, and as fast here. No kernel
-  // the call launched may add in double, whatever its data: floats widened into a double buffer and
-  // added there (red team 15), or passed as their bits beside a double (red team 14), are not this
-  // step. Only those kernels are judged: one of step 1's computing a count in double does not make
-  // these sums (red team 22). Where the runner could not watch the launches, every kernel of the build
-  // that computes on floats in double fails it (a kernel declared extern "C" shows no parameter types:
-  // it is taken to be one of floats).
-  const std::string method = grading::launched_method_broken(
-      launches, "row_sums_compensated", grading::adds_in_double, grading::computes_on_floats_in_double,
-      "adds in double",
-      "the compensated sums add up in float, and compensation is what makes them accurate (any addition "
-      "or division in double counts, a count such as ceil((double)cols / blockDim.x) too: compute it in "
-      "integers, (cols + blockDim.x - 1) / blockDim.x)");
+  const std::string method = compensated_in_double(launches);
   if (!method.empty()) FAIL(method);
   sums_double.fill_bytes(memlab::kPoisonByte, grading::stream());
   student().row_sums_double(matrix_double.data(), sums_double.data(), shape.rows, shape.cols, grading::stream());
@@ -176,8 +187,9 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
   grading::value("compensated_mixed_relative_error", ours_mixed.worst * u);
   grading::note(format_text(
       "Step 2: %zu rows of %zu values. Spread rows: from 0.001 to 1000. Mixed rows: a thousandth of the\n"
-      "  values 10^4 to 2x10^4, the rest 3e-4 to 4.8e-4. Error of a row sum in u = 2^-24 = %.2e, the most\n"
-      "  one float rounding can lose: worst row (median row)\n"
+      "  values 10^4 to 2x10^4, the rest 3e-4 to 4.8e-4, each row then scaled by a power of two from 1 to\n"
+      "  2^-40. Error of a row sum in u = 2^-24 = %.2e, the most one float rounding can lose: worst row\n"
+      "  (median row)\n"
       "                               spread rows         mixed rows\n"
       "  float, plain (step 1)       %7.1f (%6.1f)     %7.1f (%6.1f)\n"
       "  float, compensated (yours)  %7.1f (%6.1f)     %7.1f (%6.1f)\n"
@@ -194,8 +206,11 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
     grading::measured(figures, limits);
     FAIL("the compensated sums are not accurate enough: " << problem);
   }
+  const grading::StudentLaunches past_32_bits;
   const std::string huge = grading::check_sums_beyond_32_bits(student().row_sums_compensated, SumAxis::rows);
   grading::measured(figures + "; " + huge, limits);
+  const std::string method_past_32_bits = compensated_in_double(past_32_bits);
+  if (!method_past_32_bits.empty()) FAIL(method_past_32_bits);
 }
 
 TEST_CASE("compensated float sums keep up with the reference", "[step2][speed][timing]") {
@@ -207,9 +222,12 @@ TEST_CASE("compensated float sums keep up with the reference", "[step2][speed][t
   // the time is that of the accurate sums, wherever they were made.
   static SpreadRows rows;
   const double bytes = rows.matrix_bytes();
+  const grading::StudentLaunches timed;  // the student's calls here are all of row_sums_compensated
   const grading::SpeedComparison result =
       grading::compare_speed(rows.checked(student().row_sums_compensated), rows.checked(reference().row_sums_compensated),
                              kSpeedLimit, grading::memory_floor_ms(bytes));
+  const std::string method = compensated_in_double(timed);
+  if (!method.empty()) FAIL("in the timed runs, " << method);
   grading::record_bandwidth(result, bytes);
   grading::measured(grading::bandwidth_text(bytes, result.student_ms),
                     grading::bandwidth_text(bytes, result.reference_ms), result.ratio);

@@ -166,17 +166,18 @@ namespace {
 // one extern __shared__ array, sized by the launch's third parameter. Kernels
 // with fixed tiles, one per width (templates), compute the same products, so
 // the launches themselves are read (the runner's launch watch): "" when one of
-// them asked for at least both tiles' bytes, or the runner could not watch.
+// them, of a kernel that stages data in shared memory, asked for at least both
+// tiles' bytes (an empty kernel launched to ask for them is not it: red team
+// 23), or the runner could not watch.
 std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile) {
-  const memlab::grading::Launches launched = launches.since();
-  if (!launched.watched) return "";
+  if (!launches.since().watched) return "";
   const auto tiles_bytes = static_cast<std::uint32_t>(2 * tile * tile * sizeof(float));
-  const auto most = std::max_element(launched.dynamic_shared_bytes.begin(), launched.dynamic_shared_bytes.end());
-  const std::uint32_t asked = most == launched.dynamic_shared_bytes.end() ? 0 : *most;
+  const std::uint32_t asked = grading::most_dynamic_shared(launches, grading::uses_shared_memory);
   if (asked >= tiles_bytes) return "";
-  return format_text("tile width %d: no kernel your matmul_dynamic launched was given the two tiles' %u bytes of "
-                     "dynamic shared memory (the most asked for: %u bytes). The tiles must live in one extern "
-                     "__shared__ array sized by the launch's third parameter, not in fixed __shared__ arrays",
+  return format_text("tile width %d: no kernel your matmul_dynamic launched that stages data in shared memory was "
+                     "given the two tiles' %u bytes of dynamic shared memory (the most asked for: %u bytes). The "
+                     "tiles must live in one extern __shared__ array sized by the launch's third parameter, not in "
+                     "fixed __shared__ arrays",
                      tile, tiles_bytes, asked);
 }
 
