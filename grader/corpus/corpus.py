@@ -661,6 +661,7 @@ def check(expected_path: str, results: str, sanitize: bool = False, without_gpu:
     with open(os.path.join(results, "gradebook.csv"), encoding="utf-8") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     good, no_gpu = True, False
+    details = check_details(results) if any(want.get("says") for want in expected.values()) else {}
     print(f"{'submission':<40} {'status':<22} {'total':>6}  verdict")
     for student, want in expected.items():
         row = rows.get(student)
@@ -689,9 +690,8 @@ def check(expected_path: str, results: str, sanitize: bool = False, without_gpu:
                 for check_id, limit in want["below"].items():
                     if not float(row[check_id]) < limit:
                         problems.append(f"{check_id} {row[check_id]}, expected under {limit:g}")
-                details = check_details(results, student) if want.get("says") else []
                 for text in want.get("says", []):
-                    if not any(text in detail for detail in details):
+                    if not any(text in detail for detail in details.get(student, [])):
                         problems.append(f"no check says {text!r}")
         good = good and not problems
         shown = row["status"] if row else "-"
@@ -700,18 +700,18 @@ def check(expected_path: str, results: str, sanitize: bool = False, without_gpu:
     return good, no_gpu
 
 
-def check_details(results: str, student: str) -> List[str]:
-    """The details of @p student's checks, from the outcome.json whose row is theirs."""
+def check_details(results: str) -> Dict[str, List[str]]:
+    """Each student's checks' details, from the outcome.json of their row (read once)."""
     folder = os.path.join(results, "students")
+    details = {}
     for row_folder in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         path = os.path.join(folder, row_folder, "outcome.json")
         if not os.path.exists(path):
             continue
         with open(path, encoding="utf-8") as handle:
             outcome = json.load(handle)
-        if outcome.get("student") == student:
-            return [check.get("detail") or "" for check in outcome.get("checks", [])]
-    return []
+        details[outcome.get("student")] = [check.get("detail") or "" for check in outcome.get("checks", [])]
+    return details
 
 
 def gpu_missing(build_dir: str, lab: str) -> bool:
