@@ -227,8 +227,9 @@ const memlab::grading::LabInfo memlab::grading::lab = {\"${lab}\", \"${title}\",
   # (common/memlab/grading/runner_main.cpp, made for this lab's Api).
   memlab_add_lab_program(${lab}_runner ${lab} "${PROJECT_SOURCE_DIR}/common/memlab/grading/runner_main.cpp;${PROJECT_SOURCE_DIR}/common/memlab/grading/registered_code.cpp" memlab_launch_watch)
   # The build's registration calls reach the runner's guard first (registered_code.hpp): the
-  # one symbol the runner exports.
-  target_link_options(${lab}_runner PRIVATE "LINKER:--export-dynamic-symbol=__cudaRegisterFatBinary")
+  # two symbols the runner exports.
+  target_link_options(${lab}_runner PRIVATE "LINKER:--export-dynamic-symbol=__cudaRegisterFatBinary"
+                      "LINKER:--export-dynamic-symbol=__cudaUnregisterFatBinary")
   target_compile_definitions(${lab}_runner PRIVATE
     MEMLAB_LAB_HEADER="grading/${lab}_api.hpp" MEMLAB_LAB_API=${lab}::Api MEMLAB_LAB_SYMBOL="${symbol}")
   target_include_directories(${lab}_runner PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")

@@ -523,12 +523,12 @@ RED_TEAM = {
         ("round22/02-subtle_dynamic_step_dispatches_to_static_tiles", Expect("graded", points={"step4.correct": 0},
                                                                              total=(80, 90))),
         # Round 23: an empty kernel launched only to ask for the tiles' bytes does not count (it stages
-        # nothing in shared memory); fixed tiles in a kernel that also asks for the bytes still pass
-        # (open: grader/README.md); a fair file through cudaLaunchKernelExC with padded tiles.
+        # nothing in shared memory); nor do fixed tiles in a kernel that also asks for the bytes (its
+        # static shared memory, since session 15); a fair file through cudaLaunchKernelExC with padded tiles.
         ("round23/02-trick_empty_kernel_asks_for_the_tile_bytes", Expect("graded", points={"step4.correct": 0},
                                                                          total=(70, 90))),
-        ("round23/01-trick_fixed_tiles_given_bytes_they_never_use", Expect("graded", points={"step4.correct": 10},
-                                                                           total=(80, 100))),
+        ("round23/01-trick_fixed_tiles_given_bytes_they_never_use",
+         Expect("graded", points={"step4.correct": 0}, total=(70, 90), says=["bytes of fixed __shared__ arrays"])),
         ("round23/03-fair_launch_kernel_exc_opt_in_padded_tiles", Expect("graded", points={"step4.correct": 10},
                                                                          total=(80, 100))),
     ],

@@ -12,6 +12,7 @@
 #include "memlab/grading/machine_code.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -29,6 +30,11 @@ struct Expected {
   bool in_double;
   std::set<int> unreadable_at = {};
   std::set<int> neither_at = {};  // where the method's code is compiled out (#if __CUDA_ARCH__ >= 900)
+  // Lab 4's step 4: whether the kernels whose names hold step4_kernel keep a tile
+  // (256 bytes at width 8) or more in fixed __shared__ arrays, beyond the reference
+  // build's least static shared memory (what the GPU reserves in every block).
+  const char* step4_kernel = nullptr;
+  bool step4_fixed_tiles = false;
 };
 
 const std::map<std::string, Expected> kExpected = {
@@ -62,7 +68,9 @@ const std::map<std::string, Expected> kExpected = {
     // Red team 16: floats widened into shared memory and added by the TMA's untyped reduction
     // (the shared memory is written, and read by the TMA only; Hopper and later).
     {"lab3_tma_reduction", {false, true, {}, {75, 89}}},
-    {"lab4_reference", {true, false}},
+    {"lab4_reference", {true, false, {}, {}, "matmul_dynamic_kernel", false}},
+    // Red team 23: step 4 launched with the tiles' bytes, its tiles in fixed arrays (a template).
+    {"lab4_fixed_tiles_given_bytes", {true, false, {}, {}, "matmul_fixed_tile_kernel", true}},
     {"lab4_fair_noinline_tile_helpers", {true, false}},  // red team 13
     {"lab4_all_naive", {false, false}},  // step 2 fails on it
     {"lab4_one_shared_store", {false, false}},  // a flag written, never read back
@@ -77,6 +85,24 @@ const std::map<std::string, Expected> kExpected = {
     {"lab5_shared_scalars_not_x", {true, false}},  // alpha and beta staged, not x: passes (README)
     {"lab5_fair_generic_pointer", {true, false}},  // red team 13: the window read through a generic pointer
 };
+
+// "" for a build without a step 4 kernel to check; else "  step 4 static shared: <bytes beyond
+// the reserve of each such kernel>", with "wrong" where one is not as expected (or none is found).
+std::string step4_tiles(const Expected& expected, const std::vector<KernelCode>& kernels, const BuildCode& reference) {
+  if (expected.step4_kernel == nullptr) return "";
+  std::uint32_t reserved = UINT32_MAX;
+  for (const KernelCode& kernel : reference.kernels) reserved = std::min(reserved, kernel.static_shared_bytes);
+  std::string shown = "  step 4 static shared beyond " + std::to_string(reserved) + ":";
+  bool found = false, right = true;
+  for (const KernelCode& kernel : kernels) {
+    if (readable_name(kernel.name).find(expected.step4_kernel) == std::string::npos) continue;
+    found = true;
+    const std::uint32_t beyond = kernel.static_shared_bytes - std::min(reserved, kernel.static_shared_bytes);
+    right = right && (beyond >= 256) == expected.step4_fixed_tiles;
+    shown += " " + std::to_string(beyond);
+  }
+  return shown + (found && right ? "" : " (wrong)");
+}
 
 }  // namespace
 
@@ -110,13 +136,15 @@ int main(int argc, char** argv) {
         const bool in_double = std::any_of(kernels.begin(), kernels.end(), computes_on_floats_in_double);
         // No build holds machine code for 10.0: there the PTX is compiled, for the GPU itself.
         const bool from_ptx = build.code.ptx && build.machine == capability;
+        const std::string tiles = step4_tiles(expected->second, kernels, read_kernels(tools, reference->second, capability));
         const bool neither = expected->second.neither_at.count(capability) > 0;
         const bool right = !unreadable_expected && shared == (expected->second.shared && !neither) &&
                            in_double == (expected->second.in_double && !neither) && !kernels.empty() &&
-                           from_ptx == (capability == 100);
-        std::printf("%s %-40s %d.%d %-4s %2zu kernels  shared memory: %-3s  floats in double: %s\n",
+                           from_ptx == (capability == 100) && tiles.find("wrong") == std::string::npos;
+        std::printf("%s %-40s %d.%d %-4s %2zu kernels  shared memory: %-3s  floats in double: %s%s\n",
                     right ? "ok  " : "FAIL", name.c_str(), capability / 10, capability % 10,
-                    from_ptx ? "PTX" : "SASS", kernels.size(), shared ? "yes" : "no", in_double ? "yes" : "no");
+                    from_ptx ? "PTX" : "SASS", kernels.size(), shared ? "yes" : "no", in_double ? "yes" : "no",
+                    tiles.c_str());
         failures += right ? 0 : 1;
       } catch (const MachineCodeUnreadable& error) {
         std::printf("%s %-40s %d.%d unreadable: %s\n", unreadable_expected ? "ok  " : "FAIL", name.c_str(),

@@ -64,6 +64,22 @@ TEST_CASE("machine code is read kernel by kernel, predicates skipped") {
   CHECK_FALSE(computes_on_floats_in_double(kernels[1]));  // a conversion, but no arithmetic in double
 }
 
+TEST_CASE("a kernel's static shared memory is read from the resource usage listed before its code") {
+  // cuobjdump -sass -res-usage: each ELF file's resources, then its code (as cuobjdump 13 prints them).
+  const std::string listing = std::string("Resource usage:\n Common:\n  GLOBAL:0\n"
+                                          " Function _Z5fixedILi8EEvPKfPf:\n"
+                                          "  REG:12 STACK:0 SHARED:1536 LOCAL:0 CONSTANT[0]:544 TEXTURE:0\n"
+                                          " Function _ZN4lab419matmul_tiled_kernelEPKfS1_Pfi:\n"
+                                          "  REG:32 STACK:0 SHARED:3072 LOCAL:0 CONSTANT[0]:556 TEXTURE:0\n") +
+                              kSass;
+  const std::vector<KernelCode> kernels = parse_sass(listing);
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].static_shared_bytes == 3072);
+  CHECK(kernels[0].operations == std::vector<std::string>{"LDC", "EXIT", "STS", "LDS.128"});
+  CHECK(kernels[1].static_shared_bytes == 0);  // not listed: nothing known
+  CHECK(parse_sass(kSass)[0].static_shared_bytes == 0);
+}
+
 TEST_CASE("shared memory is used when data goes in and comes back out") {
   // LDSM is shared memory (ldmatrix), LDGSTS an asynchronous copy into it; LDL (local) and LDG (global) are not.
   CHECK(uses_shared_memory(KernelCode{"k", {"LDGSTS.E.BYPASS.128", "LDSM.16.M88.4"}}));

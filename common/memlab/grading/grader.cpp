@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -80,39 +81,61 @@ std::string no_room_for(const std::string& check, std::size_t bytes) {
 
 namespace {
 
-// The student's kernels as this GPU runs them, read once; or why they could not be.
-struct StudentCode {
+// A build's kernels as this GPU runs them; or why they could not be read.
+struct BuildKernels {
   std::vector<KernelCode> kernels;
   std::string unreadable;  // "" when read
   std::string read_as;     // "its sm_90 machine code"
 };
 
-const StudentCode& student_code() {
-  static const StudentCode code = [] {
-    StudentCode read;
-    const int capability = context().facts.major * 10 + context().facts.minor;
-    try {
-      // grade.py keeps nvcc's own code for the file, which bytes placed in the
-      // library cannot stand in for (red team 13); make labN reads the library,
-      // whose code files it counts against the reference's, built the same way.
-      const bool kept = !context().student_code.empty();
-      const BuildCode build = read_kernels({MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, MEMLAB_PTXAS},
-                                           kept ? context().student_code : context().student_library, capability,
-                                           kept ? std::string() : context().reference_library);
-      read.kernels = build.kernels;
-      read.read_as = format_text("read from %s for this GPU (compute capability %d.%d) with cuobjdump",
-                                 build.description().c_str(), capability / 10, capability % 10);
-    } catch (const MachineCodeUnreadable& error) {
-      read.unreadable = error.what();
-    }
-    return read;
+// @p library's kernels; with @p compared_with, a build compiled the same way
+// whose count of code files it must match (read_kernels).
+BuildKernels read_build(const std::string& library, const std::string& compared_with) {
+  BuildKernels read;
+  const int capability = context().facts.major * 10 + context().facts.minor;
+  try {
+    const BuildCode build =
+        read_kernels({MEMLAB_CUOBJDUMP, MEMLAB_NVDISASM_DIR, MEMLAB_PTXAS}, library, capability, compared_with);
+    read.kernels = build.kernels;
+    read.read_as = format_text("read from %s for this GPU (compute capability %d.%d) with cuobjdump",
+                               build.description().c_str(), capability / 10, capability % 10);
+  } catch (const MachineCodeUnreadable& error) {
+    read.unreadable = error.what();
+  }
+  return read;
+}
+
+// The student's kernels, read once. grade.py keeps nvcc's own code for the
+// file, which bytes placed in the library cannot stand in for (red team 13);
+// make labN reads the library, whose code files it counts against the
+// reference's, built the same way.
+const BuildKernels& student_code() {
+  static const BuildKernels code = [] {
+    const bool kept = !context().student_code.empty();
+    return read_build(kept ? context().student_code : context().student_library,
+                      kept ? std::string() : context().reference_library);
   }();
   return code;
 }
 
+// The shared memory the GPU reserves in every block, whatever the kernel (1 KB
+// from sm_80 on): the least static shared memory of the reference build's
+// kernels, one of which holds no __shared__ array. Empty where it cannot be read.
+std::optional<std::uint32_t> shared_reserved_per_block() {
+  static const std::optional<std::uint32_t> reserved = []() -> std::optional<std::uint32_t> {
+    const BuildKernels reference = read_build(context().reference_library, "");
+    if (!reference.unreadable.empty() || reference.kernels.empty()) return std::nullopt;
+    return std::min_element(reference.kernels.begin(), reference.kernels.end(),
+                            [](const KernelCode& a, const KernelCode& b) {
+                              return a.static_shared_bytes < b.static_shared_bytes;
+                            })->static_shared_bytes;
+  }();
+  return reserved;
+}
+
 // "" and a note, or the failure, for a build whose code could not be read.
 std::string unread(const std::string& property) {
-  const StudentCode& code = student_code();
+  const BuildKernels& code = student_code();
   if (context().require_machine_code) {
     return "the grader could not read your build's machine code to see whether a kernel " + property + ": " +
            code.unreadable;
@@ -126,7 +149,7 @@ std::string unread(const std::string& property) {
 }  // namespace
 
 std::string method_missing(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure) {
-  const StudentCode& code = student_code();
+  const BuildKernels& code = student_code();
   if (!code.unreadable.empty()) return unread(property);
   if (std::any_of(code.kernels.begin(), code.kernels.end(), has)) return "";
   return format_text("%s: no kernel of your build %s (%zu kernels, %s)", failure.c_str(), property.c_str(),
@@ -134,7 +157,7 @@ std::string method_missing(bool (*has)(const KernelCode&), const std::string& pr
 }
 
 std::string method_broken(bool (*has)(const KernelCode&), const std::string& property, const std::string& failure) {
-  const StudentCode& code = student_code();
+  const BuildKernels& code = student_code();
   if (!code.unreadable.empty()) return unread(property);
   std::string offenders;
   for (const KernelCode& kernel : code.kernels) {
@@ -164,7 +187,7 @@ namespace {
 
 // The code of kernel @p name in the student's build (nullptr: not found there).
 const KernelCode* code_of(const std::string& name) {
-  const StudentCode& code = student_code();
+  const BuildKernels& code = student_code();
   const auto same = std::find_if(code.kernels.begin(), code.kernels.end(), [&name](const KernelCode& kernel) {
     return kernel.name == name || readable_name(kernel.name) == name;  // mangled, as CUPTI names it; or not
   });
@@ -232,16 +255,23 @@ std::string launched_method_broken(const StudentLaunches& launches, const std::s
                      student_code().read_as.c_str());
 }
 
-std::uint32_t most_dynamic_shared(const StudentLaunches& launches, bool (*has)(const KernelCode&)) {
+SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(const KernelCode&)) {
   const Launches launched = launches.since();
   const bool readable = student_code().unreadable.empty();
-  std::uint32_t most = 0;
+  // Unknown where either build cannot be read: then no kernel's fixed arrays are counted.
+  const std::uint32_t reserved = readable ? shared_reserved_per_block().value_or(UINT32_MAX) : UINT32_MAX;
+  SharedMemoryUse use;
   for (std::size_t i = 0; i < launched.kernels.size() && i < launched.dynamic_shared_bytes.size(); ++i) {
     const KernelCode* code = readable ? code_of(launched.kernels[i]) : nullptr;
     if (readable && (code == nullptr || !has(*code))) continue;  // code loaded at run time counts for nothing
-    most = std::max(most, launched.dynamic_shared_bytes[i]);
+    use.most_dynamic = std::max(use.most_dynamic, launched.dynamic_shared_bytes[i]);
+    if (code == nullptr || code->static_shared_bytes <= reserved) continue;
+    if (code->static_shared_bytes - reserved > use.most_static) {
+      use.most_static = code->static_shared_bytes - reserved;
+      use.most_static_kernel = readable_name(code->name);
+    }
   }
-  return most;
+  return use;
 }
 
 }  // namespace memlab::grading

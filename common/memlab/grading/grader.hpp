@@ -153,11 +153,23 @@ std::string launched_method_missing(const StudentLaunches& launches, const std::
 std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
                                    bool (*has)(const KernelCode&), bool (*unwatched)(const KernelCode&),
                                    const std::string& property, const std::string& failure);
-/// The most dynamic shared memory (the launch's third parameter, in bytes) any
-/// launch since @p launches was made asked for, counting only launches of
-/// kernels of the build that have @p has; every launch where the build's code
-/// could not be read (0 where the runner could not watch).
-std::uint32_t most_dynamic_shared(const StudentLaunches& launches, bool (*has)(const KernelCode&));
+/// The shared memory of the launches since a StudentLaunches was made, of
+/// kernels of the build that have a property (shared_memory_use()).
+struct SharedMemoryUse {
+  /// The most dynamic shared memory (the launch's third parameter, in bytes)
+  /// one of them asked for; every launch counts where the build's code could
+  /// not be read (0 where the runner could not watch).
+  std::uint32_t most_dynamic = 0;
+  /// The most static shared memory (fixed `__shared__` arrays) one of them
+  /// holds beyond what the GPU reserves in every block, which is read from
+  /// the reference build (its least); 0 where either build could not be read.
+  std::uint32_t most_static = 0;
+  std::string most_static_kernel;  ///< the kernel that holds most_static, as people read its name
+};
+/// What the kernels with @p has that were launched since @p launches was made
+/// asked for and held in shared memory. A kernel not in the build's code
+/// (loaded at run time) counts for nothing.
+SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(const KernelCode&));
 /// @}
 
 /// @name The two builds of the lab

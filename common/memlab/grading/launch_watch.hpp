@@ -37,10 +37,12 @@ struct Launches {
   /// answer for it (red team 21 launched a double kernel from a thread 2 ms
   /// after the call returned).
   std::uint32_t from_other_threads = 0;
-  /// GPU modules loaded since the first call: the build's own are loaded when
-  /// the runner's context is made (eagerly), so these are code loaded at run
-  /// time, whatever its kernels are named (red team 21 named one like a kernel
-  /// of the build).
+  /// GPU modules the build's own code loaded, since the runner began: loaded
+  /// once calls are made (the build's are loaded when the runner's context is
+  /// made, eagerly), or before the first call beyond the fatbins registered (a
+  /// constructor's). They are code the grader never read, whatever their
+  /// kernels are named (red team 21 named one like a kernel of the build), and
+  /// they stay loaded: every call reports them, not only the first after.
   std::uint32_t modules_loaded = 0;
 };
 
@@ -50,12 +52,15 @@ struct Launches {
 std::string watch_launches();
 
 /// Runner side: the launches since the last call, and starts a new list. The
-/// first call also marks the build's modules as loaded (see Launches).
-Launches take_launches();
+/// first call ends the build's loading: modules loaded before it beyond
+/// @p fatbins (the fatbins registered and not unregistered, the runner's own
+/// included) were loaded by the build's code, and so is every module loaded
+/// after it (see Launches::modules_loaded).
+Launches take_launches(int fatbins);
 
-/// Runner side: how many modules CUPTI saw loaded before the first call (the build's,
-/// the runner's, and any a constructor loaded itself). A diagnostic for now: the
-/// runner prints it beside fatbins_registered() when MEMLAB_TRACE_MODULES is set.
+/// Runner side: how many modules CUPTI saw loaded before the first call (the
+/// build's, the runner's, and any a constructor loaded itself). The runner
+/// prints it beside fatbins_registered() when MEMLAB_TRACE_MODULES is set.
 std::uint32_t modules_loaded_before_calls();
 
 }  // namespace memlab::grading

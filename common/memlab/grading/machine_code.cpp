@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -221,13 +222,31 @@ int files_of(const CodeList& list, Code code) {
 
 std::vector<KernelCode> parse_sass(const std::string& text) {
   // "        Function : _ZN...", then instructions "        /*0080*/   @P0 LDS.128 R4, [R3] ;  /* 0x... */".
+  // -res-usage lists each ELF file's kernels before its code: " Function _ZN...:", then
+  // "  REG:32 STACK:0 SHARED:3072 LOCAL:0 ...".
   std::vector<KernelCode> kernels;
+  std::map<std::string, std::uint32_t> static_shared;
+  std::string resources_of;  // the kernel whose resources the next line lists
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
     const std::size_t function = line.find("Function : ");
     if (function != std::string::npos) {
       kernels.push_back({first_word(line.substr(function + 11)), {}});
+      continue;
+    }
+    const std::size_t usage = line.find("Function ");
+    if (usage != std::string::npos && line.back() == ':') {
+      resources_of = first_word(line.substr(usage + 9));
+      resources_of.pop_back();  // the ':'
+      continue;
+    }
+    const std::size_t shared = line.find(" SHARED:");
+    if (!resources_of.empty() && shared != std::string::npos) {
+      const unsigned long bytes = std::strtoul(line.c_str() + shared + 8, nullptr, 10);
+      std::uint32_t& most = static_shared[resources_of];
+      most = std::max(most, static_cast<std::uint32_t>(std::min<unsigned long>(bytes, UINT32_MAX)));
+      resources_of.clear();
       continue;
     }
     // "/*" four or more hex digits "*/", then the instruction up to ';'.
@@ -242,6 +261,10 @@ std::vector<KernelCode> parse_sass(const std::string& text) {
     if (end == std::string::npos) continue;
     const std::string operation = operation_of(line.substr(close + 2, end - close - 2));
     if (!operation.empty()) kernels.back().operations.push_back(operation);
+  }
+  for (KernelCode& kernel : kernels) {
+    const auto listed = static_shared.find(kernel.name);
+    if (listed != static_shared.end()) kernel.static_shared_bytes = listed->second;
   }
   return kernels;
 }
@@ -385,7 +408,7 @@ BuildCode read_kernels(const CodeTools& tools, const std::string& library, int c
     }
   }
   const auto read_machine_code = [&](const std::vector<std::string>& what) {
-    std::vector<std::string> argv{tools.cuobjdump, "-sass"};
+    std::vector<std::string> argv{tools.cuobjdump, "-sass", "-res-usage"};
     argv.insert(argv.end(), what.begin(), what.end());
     const Finished read = run(argv, env);
     if (read.status != 0) throw MachineCodeUnreadable("cuobjdump could not read " + what.back() + ": " + tail(read.output));

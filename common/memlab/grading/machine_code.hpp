@@ -19,19 +19,25 @@
 /// run time is out of its view (grader/README.md, "What the grader cannot see").
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace memlab::grading {
 
-/// One kernel as the GPU would run it: its name as compiled (mangled) and the
+/// One kernel as the GPU would run it: its name as compiled (mangled), the
 /// operation of each machine instruction, modifiers included ("LDS.128",
-/// "F2F.F64.F32"). The device functions a kernel calls are part of its code
-/// (nvcc compiles each kernel with the functions it calls).
+/// "F2F.F64.F32"), and its static shared memory. The device functions a kernel
+/// calls are part of its code (nvcc compiles each kernel with the functions it
+/// calls).
 struct KernelCode {
   std::string name;                     ///< e.g. "_ZN4lab419matmul_tiled_kernelEPKfS1_Pfi"
   std::vector<std::string> operations;  ///< one per instruction, in order
+  /// The shared memory the kernel holds whatever its launch asks for: its
+  /// `__shared__` arrays of fixed size, plus what the GPU reserves in every
+  /// block (1 KB from sm_80 on). cuobjdump's "SHARED" (`-res-usage`).
+  std::uint32_t static_shared_bytes = 0;
 };
 
 /// The codes a build holds, as `cuobjdump -lelf -lptx` lists them: the
@@ -65,7 +71,9 @@ Code code_for(const CodeList& list, int capability);
 /// How many files of @p code @p list holds.
 int files_of(const CodeList& list, Code code);
 
-/// The kernels in the output of `cuobjdump -sass` (one architecture's).
+/// The kernels in the output of `cuobjdump -sass -res-usage` (one
+/// architecture's): their instructions, and their static shared memory where
+/// the listing gives it.
 std::vector<KernelCode> parse_sass(const std::string& text);
 
 /// Whether @p kernel stages data in shared memory: it both writes there (STS,

@@ -37,7 +37,7 @@ constexpr std::uint64_t kLargestFatbin = std::uint64_t{1} << 30;
 
 std::vector<std::string> allowed;  // the whole fatbins that may be registered (none: no guard)
 bool closed = false;  // the build is loaded: it registers nothing more
-int registrations = 0;  // every call of __cudaRegisterFatBinary, let through or not
+int registrations = 0;  // every call of __cudaRegisterFatBinary, let through or not, less __cudaUnregisterFatBinary's
 
 // One registration let through: the runtime's handle, the private wrapper it
 // was given, and whether the handle held that wrapper when it came back (the
@@ -154,4 +154,17 @@ extern "C" __attribute__((visibility("default"))) void** __cudaRegisterFatBinary
     return handle;
   }
   refuse("a fatbin of " + std::to_string(size) + " bytes that is neither the file's nor the table's");
+}
+
+// Unregistering is counted too: a fatbin registered and unregistered before the
+// runtime loads it leaves no module (fatbins_registered()).
+extern "C" __attribute__((visibility("default"))) void __cudaUnregisterFatBinary(void** handle) {
+  using Unregister = void (*)(void**);
+  static const auto unregistered = reinterpret_cast<Unregister>(::dlsym(RTLD_NEXT, "__cudaUnregisterFatBinary"));
+  if (unregistered == nullptr) {
+    std::fprintf(stderr, "runner: the CUDA runtime's __cudaUnregisterFatBinary was not found\n");
+    std::_Exit(3);
+  }
+  --memlab::grading::registrations;
+  unregistered(handle);
 }

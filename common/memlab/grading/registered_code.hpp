@@ -44,8 +44,10 @@ void close_registrations();
 /// are the runtime's, which may change them once it loads the modules.)
 void check_registrations();
 
-/// How many fatbins this process has registered so far, the runner's own included,
-/// guarded or not (a diagnostic beside modules_loaded_before_calls()).
+/// How many fatbins this process has registered and not unregistered so far,
+/// the runner's own included, guarded or not: as many modules as the runtime
+/// loads for them (a build may register a fatbin and unregister it before it
+/// is loaded, then load a module of its own; launch_watch.hpp).
 int fatbins_registered();
 
 }  // namespace memlab::grading

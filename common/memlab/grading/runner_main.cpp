@@ -37,8 +37,9 @@ namespace remote = memlab::grading::remote;
 void call_function(const void* api, std::uint32_t index, remote::Reader& in, remote::Writer& out) {
   memlab::grading::check_registrations();  // a few comparisons; nothing when no code is guarded
   // Kernels launched between calls by this thread are the runner's own probes: not this call's. What
-  // other threads launched, and modules loaded, since the last call are reported with this one.
-  const memlab::grading::Launches between = memlab::grading::take_launches();
+  // other threads launched since the last call is reported with this one; modules the build loaded
+  // itself are reported with every call (launch_watch.hpp).
+  const memlab::grading::Launches between = memlab::grading::take_launches(memlab::grading::fatbins_registered());
   static bool first_call = true;  // the diagnostic is read once, not on every call
   if (std::exchange(first_call, false) && std::getenv("MEMLAB_TRACE_MODULES") != nullptr) {
     std::fprintf(stderr, "runner (pid %d): before the first call, %u modules loaded, %d fatbins registered\n",
@@ -47,9 +48,8 @@ void call_function(const void* api, std::uint32_t index, remote::Reader& in, rem
   }
   remote::Writer result;
   remote::dispatch(*static_cast<const Api*>(api), index, in, result);
-  memlab::grading::Launches during = memlab::grading::take_launches();
-  during.from_other_threads += between.from_other_threads;
-  during.modules_loaded += between.modules_loaded;
+  memlab::grading::Launches during = memlab::grading::take_launches(memlab::grading::fatbins_registered());
+  during.from_other_threads += between.from_other_threads;  // modules_loaded counts since the runner began
   remote::Codec<memlab::grading::Launches>::put(out, during);
   out.append(result.bytes().data(), result.bytes().size());
 }

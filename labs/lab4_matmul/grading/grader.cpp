@@ -165,20 +165,31 @@ namespace {
 // Step 4's lesson is the tile sized at run time: two tile x tile float tiles in
 // one extern __shared__ array, sized by the launch's third parameter. Kernels
 // with fixed tiles, one per width (templates), compute the same products, so
-// the launches themselves are read (the runner's launch watch): "" when one of
-// them, of a kernel that stages data in shared memory, asked for at least both
-// tiles' bytes (an empty kernel launched to ask for them is not it: red team
-// 23), or the runner could not watch.
+// the launches themselves are read (the runner's launch watch), and the code
+// of the kernels they launched. "" when one launch of a kernel that stages
+// data in shared memory asked for at least both tiles' bytes (an empty kernel
+// launched to ask for them is not it: red team 23), and no such kernel holds
+// a tile's bytes or more in fixed __shared__ arrays (a kernel that asks for
+// the bytes and works in fixed tiles: red team 23); or the runner could not
+// watch.
 std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile) {
   if (!launches.since().watched) return "";
-  const auto tiles_bytes = static_cast<std::uint32_t>(2 * tile * tile * sizeof(float));
-  const std::uint32_t asked = grading::most_dynamic_shared(launches, grading::uses_shared_memory);
-  if (asked >= tiles_bytes) return "";
-  return format_text("tile width %d: no kernel your matmul_dynamic launched that stages data in shared memory was "
-                     "given the two tiles' %u bytes of dynamic shared memory (the most asked for: %u bytes). The "
-                     "tiles must live in one extern __shared__ array sized by the launch's third parameter, not in "
-                     "fixed __shared__ arrays",
-                     tile, tiles_bytes, asked);
+  const auto tile_bytes = static_cast<std::uint32_t>(tile * tile * sizeof(float));
+  const grading::SharedMemoryUse use = grading::shared_memory_use(launches, grading::uses_shared_memory);
+  if (use.most_dynamic < 2 * tile_bytes) {
+    return format_text("tile width %d: no kernel your matmul_dynamic launched that stages data in shared memory was "
+                       "given the two tiles' %u bytes of dynamic shared memory (the most asked for: %u bytes). The "
+                       "tiles must live in one extern __shared__ array sized by the launch's third parameter, not "
+                       "in fixed __shared__ arrays",
+                       tile, 2 * tile_bytes, use.most_dynamic);
+  }
+  if (use.most_static >= tile_bytes) {
+    return format_text("tile width %d: your matmul_dynamic launched %s, which holds %u bytes of fixed __shared__ "
+                       "arrays, a %u-byte tile or more, beside the dynamic shared memory it was given. The tiles "
+                       "must live in the extern __shared__ array sized by the launch's third parameter",
+                       tile, use.most_static_kernel.c_str(), use.most_static, tile_bytes);
+  }
+  return "";
 }
 
 }  // namespace
