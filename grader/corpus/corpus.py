@@ -58,6 +58,8 @@ class Entry:
 FULL = Expect("graded", total=(100, 100))
 # What a check says when a function that ran past the call limit is cut short in a later call.
 LATER_CALLS_CUT = "limit in an earlier call, so its later calls get"
+# What a check says when the code loaded GPU code of its own (at run time, or in a constructor).
+MODULES_OF_ITS_OWN = "GPU modules of its own"
 
 
 def mutant_edits(lab: str, name: str) -> List[Tuple[str, str]]:
@@ -440,7 +442,8 @@ RED_TEAM = {
         # label, token pasting with lines hidden from the second look, a macro expanded in a system
         # header, or behind a u8R raw string: each build imports the loader (forbidden). Found by
         # walking libcudart's symbols in memory, it imports nothing; its kernel, launched by
-        # row_sums_compensated, is not code of the build (the launch watch), so step 2 fails.
+        # row_sums_compensated, is not code of the build (the launch watch), so step 2 fails; and since
+        # session 15 every later call fails too (the module stays loaded): only step 1 scores (run 101).
         # Floats added in double by the tensor memory accelerator's untyped reduction: step 2 fails.
         ("round16/01-trick_asm_label_loads_double_kernel_at_run_time", Expect("forbidden API", total=(0, 0))),
         ("round16/02-trick_self_include_hides_lines_from_second_look", Expect("forbidden API", total=(0, 0))),
@@ -448,8 +451,8 @@ RED_TEAM = {
         ("round16/04-trick_spliced_line_directive", Expect("forbidden API", total=(0, 0))),
         ("round16/05-trick_macro_expanded_in_system_header", Expect("forbidden API", total=(0, 0))),
         ("round16/06-fair_device_function_named_section", FULL),
-        ("round16/07-trick_export_found_in_memory_no_name_no_import", Expect("graded", points={"step2.accuracy": 0},
-                                                                            total=(70, 75))),
+        ("round16/07-trick_export_found_in_memory_no_name_no_import",
+         Expect("graded", points={"step2.accuracy": 0}, total=(35, 35), says=[MODULES_OF_ITS_OWN])),
         ("round16/08-trick_u8_raw_string_hides_rest_of_line", Expect("forbidden API", total=(0, 0))),
         ("round16/09-trick_tma_tensor_reduction_adds_in_double",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
@@ -476,13 +479,14 @@ RED_TEAM = {
         # thread of the file's own after the call returned; compensated sums kept from the double
         # version's call on the same values; a kernel loaded at run time under the name of a kernel
         # of the build. Each fails step 2: launches from other threads and modules loaded once
-        # calls are made fail the call, and the compensated sums are asked for first.
+        # calls are made fail the call, and the compensated sums are asked for first. The module
+        # stays loaded, so since session 15 every later call fails too (run 101: 35).
         ("round21/01-trick_double_kernel_launched_after_the_watch_window",
          Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         ("round21/02-trick_compensated_sums_kept_from_row_sums_double",
          Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         ("round21/03-trick_run_time_kernel_named_as_the_builds_kahan_kernel",
-         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+         Expect("graded", points={"step2.accuracy": 0}, total=(35, 35), says=[MODULES_OF_ITS_OWN])),
         # PTX spelled to mislead a reader of PTX text: machine code is read on every GPU.
         ("round15/08-trick_ptx_spelled_to_mislead_a_text_reader",
          Expect("graded", points={"step2.accuracy": 0}, total=(0, 75))),
