@@ -177,8 +177,6 @@ Launches StudentLaunches::since() const {
     all.watched = all.watched && log[call].watched;
     all.unnamed += log[call].unnamed;
     all.kernels.insert(all.kernels.end(), log[call].kernels.begin(), log[call].kernels.end());
-    all.dynamic_shared_bytes.insert(all.dynamic_shared_bytes.end(), log[call].dynamic_shared_bytes.begin(),
-                                    log[call].dynamic_shared_bytes.end());
   }
   return all;
 }
@@ -197,7 +195,8 @@ const KernelCode* code_of(const std::string& name) {
 // The distinct kernels of @p launched, each with its code in the student's build (nullptr: not found there).
 std::vector<std::pair<std::string, const KernelCode*>> launched_code(const Launches& launched) {
   std::vector<std::pair<std::string, const KernelCode*>> kernels;
-  for (const std::string& name : launched.kernels) {
+  for (const KernelLaunch& launch : launched.kernels) {
+    const std::string& name = launch.kernel;
     const auto seen = [&name](const auto& kernel) { return kernel.first == name; };
     if (std::any_of(kernels.begin(), kernels.end(), seen)) continue;
     kernels.emplace_back(name, code_of(name));
@@ -261,10 +260,10 @@ SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(c
   // Unknown where either build cannot be read: then no kernel's fixed arrays are counted.
   const std::uint32_t reserved = readable ? shared_reserved_per_block().value_or(UINT32_MAX) : UINT32_MAX;
   SharedMemoryUse use;
-  for (std::size_t i = 0; i < launched.kernels.size() && i < launched.dynamic_shared_bytes.size(); ++i) {
-    const KernelCode* code = readable ? code_of(launched.kernels[i]) : nullptr;
+  for (const KernelLaunch& launch : launched.kernels) {
+    const KernelCode* code = readable ? code_of(launch.kernel) : nullptr;
     if (readable && (code == nullptr || !has(*code))) continue;  // code loaded at run time counts for nothing
-    use.most_dynamic = std::max(use.most_dynamic, launched.dynamic_shared_bytes[i]);
+    use.most_dynamic = std::max(use.most_dynamic, launch.dynamic_shared_bytes);
     if (code == nullptr || code->static_shared_bytes <= reserved) continue;
     if (code->static_shared_bytes - reserved > use.most_static) {
       use.most_static = code->static_shared_bytes - reserved;

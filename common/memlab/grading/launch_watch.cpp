@@ -92,8 +92,7 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
   if (is_graph_work(id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {
-    seen.kernels.emplace_back(call->symbolName);
-    seen.dynamic_shared_bytes.push_back(dynamic_shared_bytes(id, call->functionParams));
+    seen.kernels.push_back({call->symbolName, dynamic_shared_bytes(id, call->functionParams)});
   }
 }
 

@@ -24,13 +24,18 @@
 
 namespace memlab::grading {
 
+/// One kernel launch, as the runner's watch saw it.
+struct KernelLaunch {
+  std::string kernel;  ///< the kernel's mangled name
+  /// The dynamic shared memory the launch asked for (its third parameter), in
+  /// bytes: 0 for a launch through the driver's oldest calls.
+  std::uint32_t dynamic_shared_bytes = 0;
+};
+
 /// The kernels one call of a lab function launched, as the runner's watch saw them.
 struct Launches {
-  bool watched = false;              ///< the runner watched (CUPTI there); if not, nothing is known
-  std::vector<std::string> kernels;  ///< the kernels' mangled names, in launch order
-  /// The dynamic shared memory each of those launches asked for (the launch's
-  /// third parameter), in bytes: 0 for a launch through the driver's oldest calls.
-  std::vector<std::uint32_t> dynamic_shared_bytes;
+  bool watched = false;               ///< the runner watched (CUPTI there); if not, nothing is known
+  std::vector<KernelLaunch> kernels;  ///< in launch order
   std::uint32_t unnamed = 0;         ///< launches that name no kernel, and CUDA graphs made or launched
   /// Launches from a thread other than the one that calls the lab's functions,
   /// during the call or since the last one: work started where no call can

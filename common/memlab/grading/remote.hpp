@@ -204,17 +204,33 @@ struct Codec<std::string> {
   }
 };
 
+/// One launch a call made (launch_watch.hpp).
+template <>
+struct Codec<KernelLaunch> {
+  /// Writes the kernel's name, then the dynamic shared memory the launch asked for.
+  static void put(Writer& out, const KernelLaunch& launch) {
+    Codec<std::string>::put(out, launch.kernel);
+    out.raw(launch.dynamic_shared_bytes);
+  }
+  /// Reads them.
+  static KernelLaunch get(Reader& in) {
+    KernelLaunch launch;
+    launch.kernel = Codec<std::string>::get(in);
+    launch.dynamic_shared_bytes = in.raw<std::uint32_t>();
+    return launch;
+  }
+};
+
 /// The kernels a call launched (launch_watch.hpp): every reply to a call starts with them.
 template <>
 struct Codec<Launches> {
-  /// Writes whether the runner watched, the counts, then the names and each launch's dynamic shared memory.
+  /// Writes whether the runner watched, the counts, then each launch.
   static void put(Writer& out, const Launches& launches) {
     out.raw<std::uint8_t>(launches.watched ? 1 : 0);
     out.raw(launches.unnamed);
     out.raw(launches.from_other_threads);
     out.raw(launches.modules_loaded);
-    Codec<std::vector<std::string>>::put(out, launches.kernels);
-    Codec<std::vector<std::uint32_t>>::put(out, launches.dynamic_shared_bytes);
+    Codec<std::vector<KernelLaunch>>::put(out, launches.kernels);
   }
   /// Reads them.
   static Launches get(Reader& in) {
@@ -223,11 +239,7 @@ struct Codec<Launches> {
     launches.unnamed = in.raw<std::uint32_t>();
     launches.from_other_threads = in.raw<std::uint32_t>();
     launches.modules_loaded = in.raw<std::uint32_t>();
-    launches.kernels = Codec<std::vector<std::string>>::get(in);
-    launches.dynamic_shared_bytes = Codec<std::vector<std::uint32_t>>::get(in);
-    if (launches.dynamic_shared_bytes.size() != launches.kernels.size()) {
-      throw std::runtime_error("the runner's launch record is malformed");
-    }
+    launches.kernels = Codec<std::vector<KernelLaunch>>::get(in);
     return launches;
   }
 };
