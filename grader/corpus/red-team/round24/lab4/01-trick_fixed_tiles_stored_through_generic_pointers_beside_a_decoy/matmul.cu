@@ -1,0 +1,258 @@
+// Red team 24, lab 4, file 01 (TRICK). Step 4's tiles stay in fixed __shared__ arrays
+// (one kernel per tile width, a template), which bd18075 meant to fail: a launched kernel
+// that stages data in shared memory must hold less than one tile in fixed arrays
+// (cuobjdump -res-usage's SHARED, grader.cpp shared_memory_use).
+// Two edits beat it:
+//  - the fixed-tile kernel writes its tiles through generic pointers (the tiles' addresses
+//    passed through an empty asm), so its SASS stores are ST.E, not STS. uses_shared_memory
+//    (machine_code.cpp) wants a load AND one of STS/STSM/ATOMS/LDGSTS/UBLKCP/UTMALDG, so the
+//    kernel "stages nothing in shared memory" and shared_memory_use skips it: neither its
+//    dynamic bytes nor its 512..8192 fixed bytes are counted;
+//  - a one-warp decoy kernel that does stage a value in an extern __shared__ array (STS then
+//    LDS, through volatile) is launched first with 2 * tile * tile * sizeof(float) bytes.
+//    It is the launch that satisfies "given the two tiles' bytes", and it holds no fixed array.
+// Steps 1 to 3, 5 and 6 are the reference's.
+
+#include "lab4.cuh"
+
+#include <memlab/cuda_check.cuh>
+
+#include <cstddef>
+
+namespace lab4 {
+
+namespace {
+
+int blocks_for(int width, int tile) { return (width + tile - 1) / tile; }
+
+}  // namespace
+
+// ---- Step 1: one thread per element of c ------------------------------------
+
+// Memory pattern: the 16 threads of a block row read the same a[row][k] (one
+// broadcast), and consecutive threads read consecutive b[k][col] (coalesced).
+// Every element of a and b is read by width threads; only the caches stop
+// that from being width times the matrices' bytes from DRAM.
+__global__ void matmul_naive_kernel(const float* a, const float* b, float* c, int width) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= width || col >= width) return;
+  float sum = 0.0f;
+  for (int k = 0; k < width; ++k) sum += a[row * width + k] * b[k * width + col];
+  c[row * width + col] = sum;
+}
+
+void matmul_naive(const float* a, const float* b, float* c, int width, cudaStream_t stream) {
+  constexpr int kSide = 16;
+  const dim3 block(kSide, kSide);
+  const dim3 grid(blocks_for(width, kSide), blocks_for(width, kSide));
+  matmul_naive_kernel<<<grid, block, 0, stream>>>(a, b, c, width);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+// ---- Steps 2 and 3: tiles in shared memory ------------------------------------
+
+// Memory pattern: per phase, each thread copies one element of a and one of b
+// into shared memory (coalesced rows of both), then reads kTileWidth of each
+// from shared memory. Global traffic falls by a factor of kTileWidth.
+__global__ void matmul_tiled_kernel(const float* a, const float* b, float* c, int width) {
+  __shared__ float a_tile[kTileWidth][kTileWidth];
+  __shared__ float b_tile[kTileWidth][kTileWidth];
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * kTileWidth + ty;
+  const int col = blockIdx.x * kTileWidth + tx;
+  const int phases = (width + kTileWidth - 1) / kTileWidth;  // rounded up: the last tile may be partial
+
+  float sum = 0.0f;
+  for (int phase = 0; phase < phases; ++phase) {
+    // Outside the matrix, load 0: it adds nothing to the sum.
+    const int a_col = phase * kTileWidth + tx;
+    const int b_row = phase * kTileWidth + ty;
+    a_tile[ty][tx] = (row < width && a_col < width) ? a[row * width + a_col] : 0.0f;
+    b_tile[ty][tx] = (b_row < width && col < width) ? b[b_row * width + col] : 0.0f;
+    __syncthreads();  // read after write: every element of both tiles is in place
+    for (int k = 0; k < kTileWidth; ++k) sum += a_tile[ty][k] * b_tile[k][tx];
+    __syncthreads();  // write after read: nobody overwrites a tile another thread still reads
+  }
+  if (row < width && col < width) c[row * width + col] = sum;
+}
+
+void matmul_tiled(const float* a, const float* b, float* c, int width, cudaStream_t stream) {
+  const dim3 block(kTileWidth, kTileWidth);
+  const dim3 grid(blocks_for(width, kTileWidth), blocks_for(width, kTileWidth));
+  matmul_tiled_kernel<<<grid, block, 0, stream>>>(a, b, c, width);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+// ---- Step 4: the tile width chosen at run time ---------------------------------
+
+int choose_tile_width(const cudaDeviceProp& device) {
+  for (int tile : {32, 16, 8}) {
+    const bool block_allowed = tile * tile <= device.maxThreadsPerBlock;
+    const bool tiles_fit = 2 * tile * tile * sizeof(float) <= device.sharedMemPerBlock;
+    if (block_allowed && tiles_fit) return tile;
+  }
+  return 0;
+}
+
+namespace {
+
+// Fixed tiles, one kernel per width; every store to them goes through a generic pointer.
+template <int kTile>
+__global__ void fixed_tiles_kernel(const float* a, const float* b, float* c, int width) {
+  __shared__ float a_tile[kTile][kTile];
+  __shared__ float b_tile[kTile][kTile];
+  float* a_store = &a_tile[0][0];
+  float* b_store = &b_tile[0][0];
+  asm volatile("" : "+l"(a_store));  // the compiler no longer knows these point at shared memory
+  asm volatile("" : "+l"(b_store));
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * kTile + ty;
+  const int col = blockIdx.x * kTile + tx;
+  const int phases = (width + kTile - 1) / kTile;
+  float sum = 0.0f;
+  for (int phase = 0; phase < phases; ++phase) {
+    const int a_col = phase * kTile + tx;
+    const int b_row = phase * kTile + ty;
+    a_store[ty * kTile + tx] = (row < width && a_col < width) ? a[row * width + a_col] : 0.0f;
+    b_store[ty * kTile + tx] = (b_row < width && col < width) ? b[b_row * width + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < kTile; ++k) sum += a_tile[ty][k] * b_tile[k][tx];
+    __syncthreads();
+  }
+  if (row < width && col < width) c[row * width + col] = sum;
+}
+
+// The decoy: stages one float per thread in the dynamic array and reads it back. Never writes c
+// (the value read back is the 0 just stored).
+__global__ void tiles_warm_up_kernel(float* c) {
+  extern __shared__ float tiles[];
+  volatile float* staged = tiles;
+  staged[threadIdx.x] = 0.0f;
+  __syncthreads();
+  if (staged[(threadIdx.x + 1) % blockDim.x] != 0.0f) c[0] = 1.0f;
+}
+
+template <int kTile>
+void launch_fixed(const float* a, const float* b, float* c, int width, cudaStream_t stream) {
+  const dim3 block(kTile, kTile);
+  const dim3 grid(blocks_for(width, kTile), blocks_for(width, kTile));
+  fixed_tiles_kernel<kTile><<<grid, block, 0, stream>>>(a, b, c, width);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void matmul_dynamic(const float* a, const float* b, float* c, int width, int tile_width, cudaStream_t stream) {
+  const std::size_t shared_bytes = 2 * tile_width * tile_width * sizeof(float);
+  tiles_warm_up_kernel<<<1, 32, shared_bytes, stream>>>(c);
+  MEMLAB_CHECK_LAUNCH();
+  switch (tile_width) {
+    case 8: launch_fixed<8>(a, b, c, width, stream); break;
+    case 16: launch_fixed<16>(a, b, c, width, stream); break;
+    default: launch_fixed<32>(a, b, c, width, stream); break;
+  }
+}
+
+// ---- Step 5: the seeded bugs ---------------------------------------------------
+
+Detector caught_by(SeedBug bug) {
+  switch (bug) {
+    case SeedBug::plus_for_times: return Detector::step2_check;              // wrong at every width
+    case SeedBug::phases_by_integer_division: return Detector::step3_check;  // loses the partial last tile
+    case SeedBug::no_zero_fill: return Detector::step3_check;                // stale values in the partial tile
+    case SeedBug::unguarded_store: return Detector::step3_check;             // writes past the end of c
+    case SeedBug::no_barrier_after_loading: return Detector::racecheck;
+    case SeedBug::no_barrier_after_computing: return Detector::racecheck;
+  }
+  return Detector::step2_check;
+}
+
+// ---- Step 6: register tiling -----------------------------------------------------
+
+// Each block computes a kBlockRows x kBlockCols tile of c with 256 threads; each
+// thread computes kThreadRows x kThreadCols elements of it, held in registers.
+constexpr int kBlockRows = 128;
+constexpr int kBlockCols = 128;
+constexpr int kStepK = 16;  // columns of a (rows of b) per phase
+constexpr int kThreadRows = 8;
+constexpr int kThreadCols = 8;
+constexpr int kThreadsDown = kBlockRows / kThreadRows;    // 16
+constexpr int kThreadsAcross = kBlockCols / kThreadCols;  // 16
+constexpr int kFastThreads = kThreadsDown * kThreadsAcross;
+
+// Memory pattern: per phase, the block copies a kBlockRows x kStepK slice of a
+// (stored transposed, so a column of it is contiguous) and a kStepK x kBlockCols
+// slice of b into shared memory. Each thread then reads kThreadRows values of a
+// and kThreadCols of b per k and does kThreadRows x kThreadCols multiply-adds
+// with them: 4 FMAs per shared-memory load instead of the tiled kernel's 1/2.
+// A thread's elements are strided by the thread grid (row ty + 16 i, column
+// tx + 16 j), so a warp's shared-memory reads fall in distinct banks.
+__global__ void __launch_bounds__(kFastThreads)
+    matmul_fast_kernel(const float* a, const float* b, float* c, int width) {
+  // a_slice[k][r] = a[block_row + r][k0 + k]. The padding spreads the copy's
+  // writes (16 values of k, 2 of r per warp) over the banks: 2-way conflicts, not 16.
+  __shared__ float a_slice[kStepK][kBlockRows + 4];
+  __shared__ float b_slice[kStepK][kBlockCols];  // b_slice[k][c] = b[k0 + k][block_col + c]
+  const int block_row = blockIdx.y * kBlockRows;
+  const int block_col = blockIdx.x * kBlockCols;
+  const int tx = threadIdx.x % kThreadsAcross;
+  const int ty = threadIdx.x / kThreadsAcross;
+
+  float sum[kThreadRows][kThreadCols] = {};
+  for (int k0 = 0; k0 < width; k0 += kStepK) {
+    // Consecutive threads take consecutive k in a row of a (32-byte pieces) and
+    // consecutive columns in a row of b (whole lines).
+    for (int i = threadIdx.x; i < kBlockRows * kStepK; i += kFastThreads) {
+      const int r = i / kStepK;
+      const int k = i % kStepK;
+      const int row = block_row + r;
+      const int col = k0 + k;
+      a_slice[k][r] = (row < width && col < width) ? a[row * width + col] : 0.0f;
+    }
+    for (int i = threadIdx.x; i < kStepK * kBlockCols; i += kFastThreads) {
+      const int k = i / kBlockCols;
+      const int cc = i % kBlockCols;
+      const int row = k0 + k;
+      const int col = block_col + cc;
+      b_slice[k][cc] = (row < width && col < width) ? b[row * width + col] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kStepK; ++k) {
+      float a_values[kThreadRows];
+      float b_values[kThreadCols];
+#pragma unroll
+      for (int i = 0; i < kThreadRows; ++i) a_values[i] = a_slice[k][ty + i * kThreadsDown];
+#pragma unroll
+      for (int j = 0; j < kThreadCols; ++j) b_values[j] = b_slice[k][tx + j * kThreadsAcross];
+#pragma unroll
+      for (int i = 0; i < kThreadRows; ++i) {
+#pragma unroll
+        for (int j = 0; j < kThreadCols; ++j) sum[i][j] += a_values[i] * b_values[j];
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < kThreadRows; ++i) {
+    const int row = block_row + ty + i * kThreadsDown;
+#pragma unroll
+    for (int j = 0; j < kThreadCols; ++j) {
+      const int col = block_col + tx + j * kThreadsAcross;
+      if (row < width && col < width) c[row * width + col] = sum[i][j];
+    }
+  }
+}
+
+void matmul_fast(const float* a, const float* b, float* c, int width, cudaStream_t stream) {
+  const dim3 grid(blocks_for(width, kBlockCols), blocks_for(width, kBlockRows));
+  matmul_fast_kernel<<<grid, kFastThreads, 0, stream>>>(a, b, c, width);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+BlockTile fast_block_tile() { return {kBlockRows, kBlockCols}; }
+
+}  // namespace lab4
