@@ -536,17 +536,18 @@ RED_TEAM = {
         ("round23/03-fair_launch_kernel_exc_opt_in_padded_tiles", Expect("graded", points={"step4.correct": 10},
                                                                          total=(80, 100))),
         # Round 24 (red team 24, against bd18075): fixed tiles written through generic pointers (ST,
-        # not STS) are no "staging" kernel, so their static shared memory is never read, beside a
-        # one-warp decoy that stages a value in the extern array and gets the tiles' bytes: must fail
-        # step 4 (predicted to pass now). A fair dynamic multiply after a textbook transpose of b
-        # through a fixed 32 x 33 tile: the transpose is a helper, not the tiles (predicted to fail
-        # now). A constructor that unregisters the runner's kernel-less fatbin through libcudart's
-        # own export (uncounted) and loads a fixed-tile kernel named like the build's dynamic one:
-        # every call must fail on the module (predicted to pass everything now).
+        # not STS) beside a one-warp decoy that stages a value in the extern array and gets the
+        # tiles' bytes: step 4 fails, since every launched kernel's fixed shared memory is read, not
+        # only a staging kernel's. A dynamic multiply after a transpose of b through a fixed 32 x 33
+        # tile: fair code, but the guide says no kernel matmul_dynamic launches may hold a tile or
+        # more in fixed arrays, so step 4 fails with that message. A constructor that unregisters the
+        # runner's kernel-less fatbin through libcudart's own export and loads a fixed-tile kernel
+        # named like the build's dynamic one: the runtime reports that unregistration to CUPTI, so the
+        # module is counted and every call fails.
         ("round24/01-trick_fixed_tiles_stored_through_generic_pointers_beside_a_decoy",
-         Expect("graded", points={"step4.correct": 0}, total=(80, 95))),
+         Expect("graded", points={"step4.correct": 0}, total=(80, 95), says=["bytes of fixed __shared__ arrays"])),
         ("round24/02-fair_b_transposed_through_a_fixed_tile_then_dynamic_tiles",
-         Expect("graded", points={"step4.correct": 10}, total=(90, 100))),
+         Expect("graded", points={"step4.correct": 0}, total=(80, 95), says=["No kernel matmul_dynamic launches may"])),
         ("round24/03-trick_constructor_module_hidden_by_unregistering_the_runners_empty_fatbin",
          Expect("graded", points={"step4.correct": 0}, total=(0, 5), says=[MODULES_OF_ITS_OWN])),
     ],

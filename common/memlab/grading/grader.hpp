@@ -160,14 +160,15 @@ struct SharedMemoryUse {
   /// one of them asked for; every launch counts where the build's code could
   /// not be read (0 where the runner could not watch).
   std::uint32_t most_dynamic = 0;
-  /// The most static shared memory (fixed `__shared__` arrays) one of them
-  /// holds beyond what the GPU reserves in every block, which is read from
-  /// the reference build (its least); 0 where either build could not be read.
+  /// The most static shared memory (fixed `__shared__` arrays) a launched
+  /// kernel of the build holds, whether it has the property or not, beyond
+  /// what the GPU reserves in every block, which is read from the reference
+  /// build (its least); 0 where either build could not be read.
   std::uint32_t most_static = 0;
   std::string most_static_kernel;  ///< the kernel that holds most_static, as people read its name
 };
-/// What the kernels with @p has that were launched since @p launches was made
-/// asked for and held in shared memory. A kernel not in the build's code
+/// What the kernels launched since @p launches was made asked for (those with
+/// @p has) and held (all) in shared memory. A kernel not in the build's code
 /// (loaded at run time) counts for nothing.
 SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(const KernelCode&));
 /// @}

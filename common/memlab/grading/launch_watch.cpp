@@ -21,6 +21,11 @@ bool watching = false;
 bool first_call_made = false;    // from then on, a module loaded is code loaded at run time
 std::uint32_t modules_before_calls = 0;
 std::uint32_t modules_of_its_own = 0;  // the build's code loaded them (Launches::modules_loaded)
+// Fatbins registered and not unregistered, as the runtime itself reports its registration calls
+// to CUPTI (CUDA 13 on): a build that calls libcudart's own functions by address, not the runner's
+// exports, is counted too (red team 24 unregistered the runner's kernel-less fatbin that way).
+bool registrations_watched = false;
+int fatbins_live = 0;
 std::thread::id serving_thread;  // the thread that calls the lab's functions
 
 #if defined(MEMLAB_HAVE_CUPTI)
@@ -80,8 +85,21 @@ std::uint32_t dynamic_shared_bytes(CUpti_CallbackId id, const void* parameters) 
   }
 }
 
+#if CUPTI_API_VERSION >= 130000
+constexpr CUpti_CallbackId kRegister = CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinary_v13000;
+constexpr CUpti_CallbackId kUnregister = CUPTI_RUNTIME_TRACE_CBID___cudaUnregisterFatBinary_v13000;
+#endif
+
 void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   const std::lock_guard<std::mutex> lock(guard);
+#if CUPTI_API_VERSION >= 130000
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
+      fatbins_live += id == kRegister ? 1 : id == kUnregister ? -1 : 0;
+    }
+    return;
+  }
+#endif
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) ++(first_call_made ? modules_of_its_own : modules_before_calls);
     return;
@@ -105,7 +123,7 @@ std::string cupti_failure(const char* what, CUptiResult result) {
 
 }  // namespace
 
-std::string watch_launches() {
+std::string watch_launches(int fatbins_registered) {
 #if defined(MEMLAB_HAVE_CUPTI)
   CUpti_SubscriberHandle subscriber = nullptr;
   CUptiResult result = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_event), nullptr);
@@ -122,7 +140,14 @@ std::string watch_launches() {
   if ((result = enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED)) != CUPTI_SUCCESS) {
     return cupti_failure("cuptiEnableCallback", result);
   }
+  bool registrations = false;
+#if CUPTI_API_VERSION >= 130000
+  registrations = enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRegister) == CUPTI_SUCCESS &&
+                  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kUnregister) == CUPTI_SUCCESS;
+#endif
   const std::lock_guard<std::mutex> lock(guard);
+  registrations_watched = registrations;
+  fatbins_live = fatbins_registered;
   watching = true;
   serving_thread = std::this_thread::get_id();
   return "";
@@ -133,6 +158,7 @@ std::string watch_launches() {
 
 Launches take_launches(int fatbins) {
   const std::lock_guard<std::mutex> lock(guard);
+  if (registrations_watched) fatbins = fatbins_live;
   if (!std::exchange(first_call_made, true) && static_cast<std::int64_t>(modules_before_calls) > fatbins) {
     // Run 93: every fair runner saw exactly one module per fatbin registered; a constructor that
     // loaded one of its own made it one more.
@@ -147,6 +173,11 @@ Launches take_launches(int fatbins) {
 std::uint32_t modules_loaded_before_calls() {
   const std::lock_guard<std::mutex> lock(guard);
   return modules_before_calls;
+}
+
+int fatbins_seen_registered() {
+  const std::lock_guard<std::mutex> lock(guard);
+  return registrations_watched ? fatbins_live : -1;
 }
 
 }  // namespace memlab::grading

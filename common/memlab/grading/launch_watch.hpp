@@ -51,21 +51,31 @@ struct Launches {
   std::uint32_t modules_loaded = 0;
 };
 
-/// Runner side: starts watching this process's kernel launches. Returns ""
-/// or why it cannot (CUPTI missing, or another subscriber); without a watch,
-/// take_launches() reports nothing watched.
-std::string watch_launches();
+/// Runner side: starts watching this process's kernel launches, and its
+/// fatbins' registrations, from @p fatbins_registered (the runner's own,
+/// registered before any code of the build ran). Returns "" or why it cannot
+/// (CUPTI missing, or another subscriber); without a watch, take_launches()
+/// reports nothing watched.
+std::string watch_launches(int fatbins_registered);
 
 /// Runner side: the launches since the last call, and starts a new list. The
-/// first call ends the build's loading: modules loaded before it beyond
-/// @p fatbins (the fatbins registered and not unregistered, the runner's own
-/// included) were loaded by the build's code, and so is every module loaded
-/// after it (see Launches::modules_loaded).
+/// first call ends the build's loading: modules loaded before it beyond the
+/// fatbins registered and not unregistered (the runner's own included) were
+/// loaded by the build's code, and so is every module loaded after it (see
+/// Launches::modules_loaded). The fatbins are those the runtime reported to
+/// CUPTI (CUDA 13 on), else @p fatbins, the count of the runner's own exports
+/// (registered_code.hpp), which a build that calls libcudart's by address
+/// passes by.
 Launches take_launches(int fatbins);
 
 /// Runner side: how many modules CUPTI saw loaded before the first call (the
 /// build's, the runner's, and any a constructor loaded itself). The runner
 /// prints it beside fatbins_registered() when MEMLAB_TRACE_MODULES is set.
 std::uint32_t modules_loaded_before_calls();
+
+/// Runner side: the fatbins registered and not unregistered as CUPTI reports
+/// them, or -1 where it cannot (before CUDA 13). A diagnostic, printed with
+/// modules_loaded_before_calls().
+int fatbins_seen_registered();
 
 }  // namespace memlab::grading

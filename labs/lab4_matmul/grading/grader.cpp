@@ -168,10 +168,11 @@ namespace {
 // the launches themselves are read (the runner's launch watch), and the code
 // of the kernels they launched. "" when one launch of a kernel that stages
 // data in shared memory asked for at least both tiles' bytes (an empty kernel
-// launched to ask for them is not it: red team 23), and no such kernel holds
-// a tile's bytes or more in fixed __shared__ arrays (a kernel that asks for
-// the bytes and works in fixed tiles: red team 23); or the runner could not
-// watch.
+// launched to ask for them is not it: red team 23), and no launched kernel,
+// staging or not, holds a tile's bytes or more in fixed __shared__ arrays (a
+// kernel that asks for the bytes and works in fixed tiles, red team 23, or
+// stores to them through generic addresses beside a decoy that asks, red team
+// 24); or the runner could not watch.
 std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile) {
   if (!launches.since().watched) return "";
   const auto tile_bytes = static_cast<std::uint32_t>(tile * tile * sizeof(float));
@@ -185,8 +186,8 @@ std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile
   }
   if (use.most_static >= tile_bytes) {
     return format_text("tile width %d: your matmul_dynamic launched %s, which holds %u bytes of fixed __shared__ "
-                       "arrays, a %u-byte tile or more, beside the dynamic shared memory it was given. The tiles "
-                       "must live in the extern __shared__ array sized by the launch's third parameter",
+                       "arrays, a %u-byte tile or more. No kernel matmul_dynamic launches may: the tiles live in "
+                       "the extern __shared__ array sized by the launch's third parameter",
                        tile, use.most_static_kernel.c_str(), use.most_static, tile_bytes);
   }
   return "";
