@@ -2,6 +2,8 @@
 #include "memlab/grading/launch_watch.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -21,11 +23,12 @@ bool watching = false;
 bool first_call_made = false;    // from then on, a module loaded is code loaded at run time
 std::uint32_t modules_before_calls = 0;
 std::uint32_t modules_of_its_own = 0;  // the build's code loaded them (Launches::modules_loaded)
-// Fatbins registered and not unregistered, as the runtime itself reports its registration calls
-// to CUPTI (CUDA 13 on): a build that calls libcudart's own functions by address, not the runner's
-// exports, is counted too (red team 24 unregistered the runner's kernel-less fatbin that way).
-bool registrations_watched = false;
-int fatbins_live = 0;
+// Module loads by the driver's calls whose image is not a fatbin registered through the runner's
+// export, before the first call (red team 24 unregistered a fatbin through libcudart's own
+// function, by address, to keep the counts level); and every such load seen.
+bool (*registered)(const void*) = nullptr;
+std::uint32_t loads_seen = 0;
+std::uint32_t loads_not_registered = 0;
 std::thread::id serving_thread;  // the thread that calls the lab's functions
 
 #if defined(MEMLAB_HAVE_CUPTI)
@@ -85,27 +88,48 @@ std::uint32_t dynamic_shared_bytes(CUpti_CallbackId id, const void* parameters) 
   }
 }
 
-#if CUPTI_API_VERSION >= 130000
-constexpr CUpti_CallbackId kRegister = CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinary_v13000;
-constexpr CUpti_CallbackId kUnregister = CUPTI_RUNTIME_TRACE_CBID___cudaUnregisterFatBinary_v13000;
-#endif
+// The driver's calls that load a module or a library, and the image each is given (nullptr: a
+// file, never a registered fatbin). The runtime loads each registered fatbin through one of them.
+constexpr CUpti_CallbackId kModuleLoads[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoad,          CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx,    CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData,     CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile,
+};
+
+bool is_module_load(CUpti_CallbackId id) {
+  return std::find(std::begin(kModuleLoads), std::end(kModuleLoads), id) != std::end(kModuleLoads);
+}
+
+const void* image_of(CUpti_CallbackId id, const void* parameters) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData:
+      return static_cast<const cuModuleLoadData_params*>(parameters)->image;
+    case CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx:
+      return static_cast<const cuModuleLoadDataEx_params*>(parameters)->image;
+    case CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary:
+      return static_cast<const cuModuleLoadFatBinary_params*>(parameters)->fatCubin;
+    case CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData:
+      return static_cast<const cuLibraryLoadData_params*>(parameters)->code;
+    default:
+      return nullptr;  // from a file
+  }
+}
 
 void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   const std::lock_guard<std::mutex> lock(guard);
-#if CUPTI_API_VERSION >= 130000
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
-      fatbins_live += id == kRegister ? 1 : id == kUnregister ? -1 : 0;
-    }
-    return;
-  }
-#endif
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) ++(first_call_made ? modules_of_its_own : modules_before_calls);
     return;
   }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite != CUPTI_API_ENTER) return;
+  if (is_module_load(id)) {
+    // Once calls are made, every module loaded counts (MODULE_LOADED above).
+    ++loads_seen;
+    const void* image = image_of(id, call->functionParams);
+    if (!first_call_made && (image == nullptr || registered == nullptr || !registered(image))) ++loads_not_registered;
+    return;
+  }
   if (std::this_thread::get_id() != serving_thread) ++seen.from_other_threads;
   if (is_graph_work(id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
@@ -123,7 +147,7 @@ std::string cupti_failure(const char* what, CUptiResult result) {
 
 }  // namespace
 
-std::string watch_launches(int fatbins_registered) {
+std::string watch_launches(bool (*registered_image)(const void*)) {
 #if defined(MEMLAB_HAVE_CUPTI)
   CUpti_SubscriberHandle subscriber = nullptr;
   CUptiResult result = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_event), nullptr);
@@ -140,14 +164,11 @@ std::string watch_launches(int fatbins_registered) {
   if ((result = enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED)) != CUPTI_SUCCESS) {
     return cupti_failure("cuptiEnableCallback", result);
   }
-  bool registrations = false;
-#if CUPTI_API_VERSION >= 130000
-  registrations = enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRegister) == CUPTI_SUCCESS &&
-                  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kUnregister) == CUPTI_SUCCESS;
-#endif
+  for (const CUpti_CallbackId id : kModuleLoads) {
+    if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
+  }
   const std::lock_guard<std::mutex> lock(guard);
-  registrations_watched = registrations;
-  fatbins_live = fatbins_registered;
+  registered = registered_image;
   watching = true;
   serving_thread = std::this_thread::get_id();
   return "";
@@ -158,11 +179,15 @@ std::string watch_launches(int fatbins_registered) {
 
 Launches take_launches(int fatbins) {
   const std::lock_guard<std::mutex> lock(guard);
-  if (registrations_watched) fatbins = fatbins_live;
-  if (!std::exchange(first_call_made, true) && static_cast<std::int64_t>(modules_before_calls) > fatbins) {
+  if (!std::exchange(first_call_made, true)) {
     // Run 93: every fair runner saw exactly one module per fatbin registered; a constructor that
-    // loaded one of its own made it one more.
-    modules_of_its_own += modules_before_calls - static_cast<std::uint32_t>(std::max(fatbins, 0));
+    // loaded one of its own made it one more. And a load of an image not registered is the
+    // build's own however the counts stand.
+    const std::uint32_t beyond =
+        static_cast<std::int64_t>(modules_before_calls) > fatbins
+            ? modules_before_calls - static_cast<std::uint32_t>(std::max(fatbins, 0))
+            : 0;
+    modules_of_its_own += std::max(beyond, loads_not_registered);
   }
   Launches taken = std::exchange(seen, Launches{});
   taken.watched = watching;
@@ -175,9 +200,10 @@ std::uint32_t modules_loaded_before_calls() {
   return modules_before_calls;
 }
 
-int fatbins_seen_registered() {
+std::string module_loads_seen() {
   const std::lock_guard<std::mutex> lock(guard);
-  return registrations_watched ? fatbins_live : -1;
+  return std::to_string(loads_seen) + " module loads by the driver's calls, " + std::to_string(loads_not_registered) +
+         " of an image not registered";
 }
 
 }  // namespace memlab::grading

@@ -51,21 +51,20 @@ struct Launches {
   std::uint32_t modules_loaded = 0;
 };
 
-/// Runner side: starts watching this process's kernel launches, and its
-/// fatbins' registrations, from @p fatbins_registered (the runner's own,
-/// registered before any code of the build ran). Returns "" or why it cannot
-/// (CUPTI missing, or another subscriber); without a watch, take_launches()
-/// reports nothing watched.
-std::string watch_launches(int fatbins_registered);
+/// Runner side: starts watching this process's kernel launches, and the
+/// images its modules are loaded from: until the first call, an image that
+/// @p registered_image does not know (a fatbin registered through the
+/// runner's export, registered_code.hpp) is the build's own. Returns "" or why
+/// it cannot (CUPTI missing, or another subscriber); without a watch,
+/// take_launches() reports nothing watched.
+std::string watch_launches(bool (*registered_image)(const void*));
 
 /// Runner side: the launches since the last call, and starts a new list. The
-/// first call ends the build's loading: modules loaded before it beyond the
-/// fatbins registered and not unregistered (the runner's own included) were
-/// loaded by the build's code, and so is every module loaded after it (see
-/// Launches::modules_loaded). The fatbins are those the runtime reported to
-/// CUPTI (CUDA 13 on), else @p fatbins, the count of the runner's own exports
-/// (registered_code.hpp), which a build that calls libcudart's by address
-/// passes by.
+/// first call ends the build's loading: modules loaded before it beyond
+/// @p fatbins (registered and not unregistered through the runner's exports,
+/// the runner's own included), or from an image that is no registered fatbin,
+/// were loaded by the build's code, and so is every module loaded after it
+/// (see Launches::modules_loaded).
 Launches take_launches(int fatbins);
 
 /// Runner side: how many modules CUPTI saw loaded before the first call (the
@@ -73,9 +72,9 @@ Launches take_launches(int fatbins);
 /// prints it beside fatbins_registered() when MEMLAB_TRACE_MODULES is set.
 std::uint32_t modules_loaded_before_calls();
 
-/// Runner side: the fatbins registered and not unregistered as CUPTI reports
-/// them, or -1 where it cannot (before CUDA 13). A diagnostic, printed with
-/// modules_loaded_before_calls().
-int fatbins_seen_registered();
+/// Runner side: the module loads seen through the driver's calls, and how many
+/// were of an image not registered before the first call, in words. A
+/// diagnostic, printed with modules_loaded_before_calls().
+std::string module_loads_seen();
 
 }  // namespace memlab::grading

@@ -43,10 +43,9 @@ void call_function(const void* api, std::uint32_t index, remote::Reader& in, rem
   static bool first_call = true;  // the diagnostic is read once, not on every call
   if (std::exchange(first_call, false) && std::getenv("MEMLAB_TRACE_MODULES") != nullptr) {
     std::fprintf(stderr,
-                 "runner (pid %d): before the first call, %u modules loaded, %d fatbins registered (%d as CUPTI "
-                 "saw them)\n",
+                 "runner (pid %d): before the first call, %u modules loaded, %d fatbins registered; %s\n",
                  static_cast<int>(::getpid()), memlab::grading::modules_loaded_before_calls(),
-                 memlab::grading::fatbins_registered(), memlab::grading::fatbins_seen_registered());
+                 memlab::grading::fatbins_registered(), memlab::grading::module_loads_seen().c_str());
   }
   remote::Writer result;
   remote::dispatch(*static_cast<const Api*>(api), index, in, result);
@@ -86,7 +85,7 @@ int main(int argc, char** argv) {
   }
   // Before the build is loaded, so that no code of its own runs first: the kernels each call
   // launches, by name (launch_watch.hpp). Without it the grader falls back to reading the whole build.
-  const std::string unwatched = memlab::grading::watch_launches(memlab::grading::fatbins_registered());
+  const std::string unwatched = memlab::grading::watch_launches(memlab::grading::registered_image);
   if (!unwatched.empty()) std::fprintf(stderr, "runner: kernel launches not watched: %s\n", unwatched.c_str());
   // RTLD_NOW: a function the lab asks for but the build lacks is named here, at load time.
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
