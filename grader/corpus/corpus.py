@@ -550,6 +550,12 @@ RED_TEAM = {
          Expect("graded", points={"step4.correct": 0}, total=(80, 95), says=["No kernel matmul_dynamic launches may"])),
         ("round24/03-trick_constructor_module_hidden_by_unregistering_the_runners_empty_fatbin",
          Expect("graded", points={"step4.correct": 0}, total=(0, 5), says=[MODULES_OF_ITS_OWN])),
+        # Red team 25 (round25/README.md): red team 24's file 03, its PTX copied over the bytes of the
+        # runner's dropped kernel-less fatbin and loaded from that pointer, which the runner remembered
+        # as a registered image (registered_code.cpp registered_image compares pointers, not bytes).
+        # A correct grader counts the module as the build's own, and every call fails.
+        ("round25/01-trick_constructor_module_loaded_from_the_runners_registered_fatbin_bytes",
+         Expect("graded", points={"step4.correct": 0}, total=(0, 5), says=[MODULES_OF_ITS_OWN])),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1
