@@ -552,8 +552,8 @@ RED_TEAM = {
          Expect("graded", points={"step4.correct": 0}, total=(0, 5), says=[MODULES_OF_ITS_OWN])),
         # Red team 25 (round25/README.md): red team 24's file 03, its PTX copied over the bytes of the
         # runner's dropped kernel-less fatbin and loaded from that pointer, which the runner remembered
-        # as a registered image (registered_code.cpp registered_image compares pointers, not bytes).
-        # A correct grader counts the module as the build's own, and every call fails.
+        # as a registered image when it compared pointers only. registered_image now compares the
+        # bytes with a copy taken at registration: the module is the build's own, and every call fails.
         ("round25/01-trick_constructor_module_loaded_from_the_runners_registered_fatbin_bytes",
          Expect("graded", points={"step4.correct": 0}, total=(0, 5), says=[MODULES_OF_ITS_OWN])),
     ],

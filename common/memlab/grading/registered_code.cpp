@@ -9,8 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <algorithm>
+#include <mutex>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -51,16 +52,6 @@ struct Registered {
   bool handle_holds_wrapper;
 };
 std::vector<Registered> registered_so_far;
-// Every wrapper handed to the runtime and its data, guarded or not (registered_image()); the
-// build's threads may register while a module load asks.
-std::mutex images_guard;
-std::vector<const void*> images;
-
-void remember_image(const void* wrapper) {
-  const std::lock_guard<std::mutex> lock(images_guard);
-  images.push_back(wrapper);
-  images.push_back(static_cast<const FatbinWrapper*>(wrapper)->data);
-}
 
 // The size of the fatbin at @p data by its header, or 0 when it has none.
 std::uint64_t fatbin_size(const void* data) {
@@ -68,6 +59,23 @@ std::uint64_t fatbin_size(const void* data) {
   std::memcpy(&header, data, sizeof header);
   if (header.magic != kFatbinMagic || header.header_size < sizeof header || header.fat_size > kLargestFatbin) return 0;
   return header.header_size + header.fat_size;
+}
+
+// Every wrapper handed to the runtime, guarded or not, with its fatbin's address and a copy of
+// its bytes when registered (registered_image()). The build's threads may register while a
+// module load asks.
+struct Image {
+  const FatbinWrapper* wrapper;
+  const void* fatbin;
+  std::string bytes;  // "" when the wrapper held no fatbin with a header
+};
+std::mutex images_guard;
+std::vector<Image> images;
+
+void remember_image(const FatbinWrapper* wrapper) {
+  const std::uint64_t size = fatbin_size(wrapper->data);
+  const std::lock_guard<std::mutex> lock(images_guard);
+  images.push_back({wrapper, wrapper->data, std::string(static_cast<const char*>(wrapper->data), size)});
 }
 
 [[noreturn]] void refuse(const std::string& why) {
@@ -126,7 +134,13 @@ int fatbins_registered() { return registrations; }
 
 bool registered_image(const void* image) {
   const std::lock_guard<std::mutex> lock(images_guard);
-  return image != nullptr && std::find(images.begin(), images.end(), image) != images.end();
+  // The address alone is not enough: a build can write its own code over a registered fatbin's
+  // bytes, the runner's own included (red team 25), or point a wrapper at other bytes.
+  return image != nullptr && std::any_of(images.begin(), images.end(), [image](const Image& one) {
+           return (image == one.wrapper || image == one.fatbin) && !one.bytes.empty() &&
+                  one.wrapper->data == one.fatbin && fatbin_size(one.fatbin) == one.bytes.size() &&
+                  std::memcmp(one.fatbin, one.bytes.data(), one.bytes.size()) == 0;
+         });
 }
 
 void check_registrations() {
@@ -153,9 +167,8 @@ extern "C" __attribute__((visibility("default"))) void** __cudaRegisterFatBinary
   using namespace memlab::grading;
   ++registrations;
   if (allowed.empty()) {
-    if (fat_cubin != nullptr && static_cast<const FatbinWrapper*>(fat_cubin)->magic == kWrapperMagic) {
-      remember_image(fat_cubin);
-    }
+    const auto* wrapper = static_cast<const FatbinWrapper*>(fat_cubin);
+    if (wrapper != nullptr && wrapper->magic == kWrapperMagic && wrapper->data != nullptr) remember_image(wrapper);
     return registered(fat_cubin);
   }
   if (closed) refuse("a fatbin registered after the build was loaded");

@@ -51,9 +51,10 @@ void check_registrations();
 int fatbins_registered();
 
 /// Whether @p image is a fatbin this process registered through the runner's
-/// export (the wrapper handed to the runtime, or its data): the runtime loads
-/// each registered fatbin from it, and any other image a module is loaded from
-/// is code of the build's own (launch_watch.hpp).
+/// export (the wrapper handed to the runtime, or its data), still holding the
+/// bytes it held when registered: the runtime loads each registered fatbin from
+/// it, and any other image a module is loaded from is code of the build's own
+/// (launch_watch.hpp).
 bool registered_image(const void* image);
 
 }  // namespace memlab::grading
