@@ -180,14 +180,14 @@ std::string watch_launches(bool (*registered_image)(const void*)) {
 Launches take_launches(int fatbins) {
   const std::lock_guard<std::mutex> lock(guard);
   if (!std::exchange(first_call_made, true)) {
-    // Run 93: every fair runner saw exactly one module per fatbin registered; a constructor that
-    // loaded one of its own made it one more. And a load of an image not registered is the
-    // build's own however the counts stand.
-    const std::uint32_t beyond =
-        static_cast<std::int64_t>(modules_before_calls) > fatbins
-            ? modules_before_calls - static_cast<std::uint32_t>(std::max(fatbins, 0))
-            : 0;
-    modules_of_its_own += std::max(beyond, loads_not_registered);
+    // Runs 93, 103 and 105: every fair runner saw exactly one module per fatbin registered; a
+    // constructor that loaded one of its own made it one more, and one that unregistered a fatbin
+    // through libcudart's own function (red teams 24 and 25) one fewer. Where no load was seen
+    // (compute-sanitizer loads modules its own way) only more counts. And a load of an image not
+    // registered is the build's own however the counts stand.
+    const std::int64_t difference = static_cast<std::int64_t>(modules_before_calls) - fatbins;
+    const auto uneven = static_cast<std::uint32_t>(difference > 0 ? difference : loads_seen > 0 ? -difference : 0);
+    modules_of_its_own += std::max(uneven, loads_not_registered);
   }
   Launches taken = std::exchange(seen, Launches{});
   taken.watched = watching;

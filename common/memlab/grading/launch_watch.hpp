@@ -62,8 +62,9 @@ std::string watch_launches(bool (*registered_image)(const void*));
 /// Runner side: the launches since the last call, and starts a new list. The
 /// first call ends the build's loading: modules loaded before it beyond
 /// @p fatbins (registered and not unregistered through the runner's exports,
-/// the runner's own included), or from an image that is no registered fatbin,
-/// were loaded by the build's code, and so is every module loaded after it
+/// the runner's own included), or short of them (a fatbin unregistered behind
+/// the runner's back), or from an image that is no registered fatbin as it was
+/// registered, are the build's doing, and so is every module loaded after it
 /// (see Launches::modules_loaded).
 Launches take_launches(int fatbins);
 

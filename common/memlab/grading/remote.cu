@@ -733,9 +733,9 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
                                   launched.from_other_threads));
   }
   if (launched.modules_loaded > 0) {
-    throw RunnerError(format_text("the code loaded GPU modules of its own (%u, at run time or in a constructor, "
-                                  "beside the build's): the grader reads only the code the build holds, and "
-                                  "every later call fails too",
+    throw RunnerError(format_text("the code loaded GPU modules of its own, or kept the build's from loading (%u, at "
+                                  "run time or in a constructor): the grader reads only the code the build holds, "
+                                  "and every later call fails too",
                                   launched.modules_loaded));
   }
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
