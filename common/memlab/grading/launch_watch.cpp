@@ -2,10 +2,10 @@
 #include "memlab/grading/launch_watch.hpp"
 
 #include <algorithm>
-#include <iterator>
-#include <string>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -23,9 +23,9 @@ bool watching = false;
 bool first_call_made = false;    // from then on, a module loaded is code loaded at run time
 std::uint32_t modules_before_calls = 0;
 std::uint32_t modules_of_its_own = 0;  // the build's code loaded them (Launches::modules_loaded)
-// Module loads by the driver's calls whose image is not a fatbin registered through the runner's
-// export, before the first call (red team 24 unregistered a fatbin through libcudart's own
-// function, by address, to keep the counts level); and every such load seen.
+// The driver's module loads seen, and those before the first call whose image is not a fatbin
+// registered through the runner's export, as registered (red team 24 unregistered a fatbin
+// through libcudart's own function, by address, to keep the counts level).
 bool (*registered)(const void*) = nullptr;
 std::uint32_t loads_seen = 0;
 std::uint32_t loads_not_registered = 0;

@@ -9,9 +9,10 @@
 /// launch, by the runtime's `<<<...>>>`, its launch functions or the driver's,
 /// reaches the watch with the kernel's name. A CUDA graph (captured, built or
 /// launched) names no kernel that surely runs: it is counted as unnamed. The
-/// watch also counts launches from threads of the build's own and modules
-/// loaded after the first call. It costs a function call per launch, no GPU
-/// time.
+/// watch also counts launches from threads of the build's own, and modules of
+/// the build's own: loaded after the first call, or before it from an image
+/// that is no fatbin registered as it was registered, or more or fewer than
+/// the fatbins registered. It costs a function call per launch, no GPU time.
 ///
 /// Runs in the student's runner: what it reports is that process's word, read
 /// below the build's own code (a build would have to find CUPTI's subscriber in

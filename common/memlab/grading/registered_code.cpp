@@ -5,14 +5,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <mutex>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace memlab::grading {
