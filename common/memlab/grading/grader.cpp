@@ -256,10 +256,12 @@ std::string launched_method_broken(const StudentLaunches& launches, const std::s
 
 SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(const KernelCode&)) {
   const Launches launched = launches.since();
+  SharedMemoryUse use;
+  use.watched = launched.watched;
+  if (!use.watched) return use;
   const bool readable = student_code().unreadable.empty();
   // Unknown where either build cannot be read: then no kernel's fixed arrays are counted.
   const std::uint32_t reserved = readable ? shared_reserved_per_block().value_or(UINT32_MAX) : UINT32_MAX;
-  SharedMemoryUse use;
   for (const KernelLaunch& launch : launched.kernels) {
     const KernelCode* code = readable ? code_of(launch.kernel) : nullptr;
     if (readable && code == nullptr) continue;  // code loaded at run time counts for nothing

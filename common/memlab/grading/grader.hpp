@@ -156,6 +156,7 @@ std::string launched_method_broken(const StudentLaunches& launches, const std::s
 /// The shared memory of the launches since a StudentLaunches was made, of
 /// kernels of the build that have a property (shared_memory_use()).
 struct SharedMemoryUse {
+  bool watched = false;  ///< the runner watched every call's launches; if not, nothing below is known
   /// The most dynamic shared memory (the launch's third parameter, in bytes)
   /// one of them asked for; every launch counts where the build's code could
   /// not be read (0 where the runner could not watch).

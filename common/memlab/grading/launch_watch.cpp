@@ -2,6 +2,7 @@
 #include "memlab/grading/launch_watch.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <mutex>
@@ -61,11 +62,10 @@ constexpr CUpti_CallbackId kGraphWork[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
 };
 
-bool is_graph_work(CUpti_CallbackId id) {
-  for (const CUpti_CallbackId graph : kGraphWork) {
-    if (id == graph) return true;
-  }
-  return false;
+// Whether @p id is one of @p ids (kGraphWork, kModuleLoads).
+template <std::size_t N>
+bool listed(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId id) {
+  return std::find(std::begin(ids), std::end(ids), id) != std::end(ids);
 }
 
 // The dynamic shared memory a launch asks for, from the driver call's parameters.
@@ -96,10 +96,6 @@ constexpr CUpti_CallbackId kModuleLoads[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData,     CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile,
 };
 
-bool is_module_load(CUpti_CallbackId id) {
-  return std::find(std::begin(kModuleLoads), std::end(kModuleLoads), id) != std::end(kModuleLoads);
-}
-
 const void* image_of(CUpti_CallbackId id, const void* parameters) {
   switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData:
@@ -123,7 +119,7 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
   }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite != CUPTI_API_ENTER) return;
-  if (is_module_load(id)) {
+  if (listed(kModuleLoads, id)) {
     // Once calls are made, every module loaded counts (MODULE_LOADED above).
     ++loads_seen;
     const void* image = image_of(id, call->functionParams);
@@ -131,7 +127,7 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
     return;
   }
   if (std::this_thread::get_id() != serving_thread) ++seen.from_other_threads;
-  if (is_graph_work(id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
+  if (listed(kGraphWork, id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {
     seen.kernels.push_back({call->symbolName, dynamic_shared_bytes(id, call->functionParams)});

@@ -19,7 +19,6 @@
 #include <memlab/grading/speed.hpp>
 #include <memlab/report.hpp>
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -174,9 +173,9 @@ namespace {
 // stores to them through generic addresses beside a decoy that asks, red team
 // 24); or the runner could not watch.
 std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile) {
-  if (!launches.since().watched) return "";
-  const auto tile_bytes = static_cast<std::uint32_t>(tile * tile * sizeof(float));
   const grading::SharedMemoryUse use = grading::shared_memory_use(launches, grading::uses_shared_memory);
+  if (!use.watched) return "";
+  const auto tile_bytes = static_cast<std::uint32_t>(tile * tile * sizeof(float));
   if (use.most_dynamic < 2 * tile_bytes) {
     return format_text("tile width %d: no kernel your matmul_dynamic launched that stages data in shared memory was "
                        "given the two tiles' %u bytes of dynamic shared memory (the most asked for: %u bytes). The "
