@@ -345,14 +345,16 @@ RED_TEAM = {
         ("round18/06-fair_streaming_cache_hints", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Events made per launch, each launch forked to a stream of its own and joined back: fair.
         ("round18/08-fair_fork_join_side_stream_per_launch_events", FULL),
-        # Round 19 (round19/README.md; not yet run on a GPU). One launch reported as many: the grader's
-        # clock for the call, and each reported launch, must stay above the DRAM floor at the large
-        # footprints (since round 19): step 2 fails. An exported vector_add padded only where the grader
-        # calls it, by just enough to bring the runner's events into the window around a waiting timer
-        # or a host clock: the open limit in grader/README.md (predicted 100 on an H100).
+        # Round 19 (round19/README.md). One launch reported as many: the call launched one kernel for
+        # five launches asked (since session 16; before, the DRAM floor at the large footprints). An
+        # exported vector_add padded only where the grader calls it, beside a waiting timer or a host
+        # clock: since session 16 the yardstick is the GPU's own times of the launches time_launches
+        # makes itself (CUPTI's kernel records), and both add 4.4-7.0 us to them where the reference's
+        # timer adds 2.3 (run 111): step 2 fails.
         ("round19/01-trick_one_launch_reported_as_many", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
-        ("round19/02-trick_waiting_timer_pad_tuned_to_the_window", FULL),
-        ("round19/03-trick_host_clock_no_events_pad_tuned", FULL),
+        ("round19/02-trick_waiting_timer_pad_tuned_to_the_window",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round19/03-trick_host_clock_no_events_pad_tuned", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.

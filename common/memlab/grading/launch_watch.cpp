@@ -4,13 +4,20 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #if defined(MEMLAB_HAVE_CUPTI)
+#include "memlab/grading/driver_entry.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cupti.h>
 #endif
 
@@ -33,6 +40,9 @@ std::uint32_t loads_not_registered = 0;
 std::thread::id serving_thread;  // the thread that calls the lab's functions
 
 #if defined(MEMLAB_HAVE_CUPTI)
+bool recording_kernels = false;  // record_kernels(true), until the timed call's launches are read
+bool timing = false;             // time_each_launch(), for the call under way
+
 // Every driver call that starts work on the GPU. The runtime's launches
 // (<<<...>>>, cudaLaunchKernel*, cooperative launches) end in one of these.
 constexpr CUpti_CallbackId kKernelLaunches[] = {
@@ -88,6 +98,65 @@ std::uint32_t dynamic_shared_bytes(CUpti_CallbackId id, const void* parameters) 
   }
 }
 
+// Kernel records of a timed call (time_each_launch()): CUPTI's activity records of concurrent
+// kernels, each with the GPU's timestamps at the kernel's start and end and the correlation id of
+// the driver call that launched it. Unlike events, they add nothing to the launch's stream: a
+// student's events around the launch time what they would time unwatched (run 108: two events of
+// the runner's own around each launch added 2.5 us to every launch a student's events timed).
+constexpr std::size_t kRecordBufferBytes = 1 << 20;
+struct KernelTimes {
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+std::mutex records_guard;                             // CUPTI delivers buffers from a thread of its own
+std::map<std::uint32_t, KernelTimes> kernel_records;  // by correlation id
+struct TimedLaunch {
+  std::size_t launch = 0;  // in seen.kernels
+  std::uint32_t correlation = 0;
+};
+std::vector<TimedLaunch> timed;  // this call's, in launch order
+
+void CUPTIAPI give_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* most_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kRecordBufferBytes));
+  *size = *buffer == nullptr ? 0 : kRecordBufferBytes;
+  *most_records = 0;  // as many as fit
+}
+
+void CUPTIAPI take_buffer(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  {
+    const std::lock_guard<std::mutex> lock(records_guard);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+      if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+      const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      kernel_records[kernel->correlationId] = {kernel->start, kernel->end};
+    }
+  }
+  std::free(buffer);
+}
+
+// Each timed launch's start and end by its kernel record, in milliseconds after the first one's
+// start. The call has returned; its kernels are waited for before the records are asked for.
+void read_times(const std::vector<TimedLaunch>& launches, std::vector<KernelLaunch>& kernels) {
+  static const auto synchronize = driver_function<PFN_cuCtxSynchronize_v2000>("cuCtxSynchronize");
+  synchronize();
+  cuptiActivityFlushAll(0);
+  record_kernels(false);
+  const std::lock_guard<std::mutex> lock(records_guard);
+  std::uint64_t origin = UINT64_MAX;
+  for (const TimedLaunch& launch : launches) {
+    const auto found = kernel_records.find(launch.correlation);
+    if (found != kernel_records.end()) origin = std::min(origin, found->second.start_ns);
+  }
+  for (const TimedLaunch& launch : launches) {
+    const auto found = kernel_records.find(launch.correlation);
+    if (found == kernel_records.end() || found->second.end_ns < found->second.start_ns) continue;
+    kernels[launch.launch].started_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.start_ns - origin));
+    kernels[launch.launch].ended_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.end_ns - origin));
+  }
+  kernel_records.clear();
+}
+
 // The driver's calls that load a module or a library, and the image each is given (nullptr: a
 // file, never a registered fatbin). The runtime loads each registered fatbin through one of them.
 constexpr CUpti_CallbackId kModuleLoads[] = {
@@ -126,11 +195,13 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
     if (!first_call_made && (image == nullptr || registered == nullptr || !registered(image))) ++loads_not_registered;
     return;
   }
-  if (std::this_thread::get_id() != serving_thread) ++seen.from_other_threads;
+  const bool serving = std::this_thread::get_id() == serving_thread;
+  if (!serving) ++seen.from_other_threads;
   if (listed(kGraphWork, id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {
     seen.kernels.push_back({call->symbolName, dynamic_shared_bytes(id, call->functionParams)});
+    if (timing && serving) timed.push_back({seen.kernels.size() - 1, call->correlationId});
   }
 }
 
@@ -173,21 +244,62 @@ std::string watch_launches(bool (*registered_image)(const void*)) {
 #endif
 }
 
-Launches take_launches(int fatbins) {
+std::string record_kernels(bool on) {
+#if defined(MEMLAB_HAVE_CUPTI)
   const std::lock_guard<std::mutex> lock(guard);
-  if (!std::exchange(first_call_made, true)) {
-    // Runs 93, 103 and 105: every fair runner saw exactly one module per fatbin registered; a
-    // constructor that loaded one of its own made it one more, and one that unregistered a fatbin
-    // through libcudart's own function (red teams 24 and 25) one fewer. Where no load was seen
-    // (compute-sanitizer loads modules its own way) only more counts. And a load of an image not
-    // registered is the build's own however the counts stand.
-    const std::int64_t difference = static_cast<std::int64_t>(modules_before_calls) - fatbins;
-    const auto uneven = static_cast<std::uint32_t>(difference > 0 ? difference : loads_seen > 0 ? -difference : 0);
-    modules_of_its_own += std::max(uneven, loads_not_registered);
+  if (!on) {
+    if (std::exchange(recording_kernels, false)) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    return "";
   }
-  Launches taken = std::exchange(seen, Launches{});
-  taken.watched = watching;
-  taken.modules_loaded = modules_of_its_own;
+  if (!watching) return "launches are not watched";
+  static const CUptiResult registered_buffers = cuptiActivityRegisterCallbacks(give_buffer, take_buffer);
+  if (registered_buffers != CUPTI_SUCCESS) return cupti_failure("cuptiActivityRegisterCallbacks", registered_buffers);
+  const CUptiResult result = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  recording_kernels = result == CUPTI_SUCCESS;
+  return recording_kernels ? "" : cupti_failure("cuptiActivityEnable", result);
+#else
+  return on ? "this runner was built without CUPTI" : "";
+#endif
+}
+
+void time_each_launch() {
+#if defined(MEMLAB_HAVE_CUPTI)
+  const std::lock_guard<std::mutex> lock(guard);
+  timed.clear();
+  timing = true;
+#endif
+}
+
+Launches take_launches(int fatbins) {
+  Launches taken;
+#if defined(MEMLAB_HAVE_CUPTI)
+  bool was_timing = false;
+  std::vector<TimedLaunch> to_time;
+#endif
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    if (!std::exchange(first_call_made, true)) {
+      // Runs 93, 103 and 105: every fair runner saw exactly one module per fatbin registered; a
+      // constructor that loaded one of its own made it one more, and one that unregistered a fatbin
+      // through libcudart's own function (red teams 24 and 25) one fewer. Where no load was seen
+      // (compute-sanitizer loads modules its own way) only more counts. And a load of an image not
+      // registered is the build's own however the counts stand.
+      const std::int64_t difference = static_cast<std::int64_t>(modules_before_calls) - fatbins;
+      const auto uneven = static_cast<std::uint32_t>(difference > 0 ? difference : loads_seen > 0 ? -difference : 0);
+      modules_of_its_own += std::max(uneven, loads_not_registered);
+    }
+    taken = std::exchange(seen, Launches{});
+    taken.watched = watching;
+    taken.modules_loaded = modules_of_its_own;
+#if defined(MEMLAB_HAVE_CUPTI)
+    was_timing = std::exchange(timing, false);
+    to_time = std::exchange(timed, {});
+#endif
+  }
+#if defined(MEMLAB_HAVE_CUPTI)
+  // Outside the guard: CUPTI may deliver the records from a thread of its own.
+  if (was_timing) read_times(to_time, taken.kernels);
+#endif
   return taken;
 }
 

@@ -31,6 +31,11 @@ struct KernelLaunch {
   /// The dynamic shared memory the launch asked for (its third parameter), in
   /// bytes: 0 for a launch through the driver's oldest calls.
   std::uint32_t dynamic_shared_bytes = 0;
+  /// Where the call was timed (time_each_launch()): the kernel's start on the
+  /// GPU's clock, by CUPTI's kernel record, in milliseconds after the first
+  /// timed launch of the call began. Negative where not timed.
+  float started_ms = -1.0f;
+  float ended_ms = -1.0f;  ///< see started_ms
 };
 
 /// The kernels one call of a lab function launched, as the runner's watch saw them.
@@ -59,6 +64,20 @@ struct Launches {
 /// it cannot (CUPTI missing, or another subscriber); without a watch,
 /// take_launches() reports nothing watched.
 std::string watch_launches(bool (*registered_image)(const void*));
+
+/// Runner side: turns CUPTI's kernel records on or off. On before a call
+/// whose launches are to be timed (it takes time, so before the stream's
+/// hold); take_launches() turns them off again. Returns "" or why it cannot.
+std::string record_kernels(bool on);
+
+/// Runner side: times each kernel launched from the serving thread until the
+/// next take_launches(), by CUPTI's kernel records (record_kernels() first):
+/// KernelLaunch's started_ms and ended_ms. Records add nothing to a stream, so
+/// a student's events around the same launches time what they would time
+/// unwatched. Lab 1's step 2 checks a timer against the launches it made
+/// itself, not against other calls of the same function (red team 19 padded
+/// only those).
+void time_each_launch();
 
 /// Runner side: the launches since the last call, and starts a new list. The
 /// first call ends the build's loading: modules loaded before it beyond

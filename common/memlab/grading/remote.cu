@@ -3,7 +3,7 @@
 // length carries the file descriptors of the buffers a call passes (SCM_RIGHTS):
 //
 //   request: kind (u8), released buffer ids (u32 count, u64 each), preamble
-//            (u8 flush_l2, i32 hold_us), then for a call: function (u32) and
+//            (u8 flush_l2, i32 hold_us, u8 time_each_launch), then for a call: function (u32) and
 //            arguments; for calls timed in the runner: function (u32), count
 //            (i32), arguments
 //   reply:   status (u8: 0 ok, 1 failed), then for a call the kernels it
@@ -488,6 +488,7 @@ std::vector<unsigned char> request_of(Side side, Kind kind) {
   for (std::uint64_t id : released) out.raw(id);
   out.raw<std::uint8_t>(next_preamble.flush_l2);
   out.raw<std::int32_t>(next_preamble.hold_microseconds);
+  out.raw<std::uint8_t>(next_preamble.time_each_launch);
   next_preamble = Preamble{};
   return out.bytes();
 }
@@ -862,7 +863,7 @@ void* open_shared(const SharedPointer& pointer) {
 
 cudaStream_t runner_stream() { return own_stream; }
 
-int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Writer&), const void* api) {
+int serve(int socket, const Handlers& handlers, const void* api) {
   // Spin while waiting for the GPU: a sleeping wait wakes up tens of
   // microseconds late, and unevenly, and every timed call ends with a wait.
   MEMLAB_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
@@ -882,13 +883,16 @@ int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Write
       close_released(in);
       const bool flush = in.raw<std::uint8_t>() != 0;
       const auto hold = in.raw<std::int32_t>();
+      CallOptions options;
+      options.time_each_launch = in.raw<std::uint8_t>() != 0;
+      if (handlers.prepare != nullptr) handlers.prepare(options);
       if (flush) flusher.flush(own_stream);
       if (hold > 0) hold_stream(own_stream, std::min(hold, 100000));
       Writer out;
       out.raw<std::uint8_t>(kOk);
       if (kind == kCall) {
         const auto index = in.raw<std::uint32_t>();
-        handler(api, index, in, out);
+        handlers.call(api, index, options, in, out);
       } else if (kind == kEmptyKernel) {
         idle_probe_kernel<<<1, 1, 0, own_stream>>>();
         MEMLAB_CHECK_LAUNCH();
@@ -899,7 +903,7 @@ int serve(int socket, void (*handler)(const void*, std::uint32_t, Reader&, Write
         const Work work = [&](cudaStream_t) {
           Reader again(arguments);
           Writer ignored;
-          handler(api, index, again, ignored);
+          handlers.call(api, index, CallOptions{}, again, ignored);
         };
         bool all_queued_first = false;
         const std::vector<double> ms = time_sequence(work, count, own_stream, &all_queued_first);

@@ -207,16 +207,20 @@ struct Codec<std::string> {
 /// One launch a call made (launch_watch.hpp).
 template <>
 struct Codec<KernelLaunch> {
-  /// Writes the kernel's name, then the dynamic shared memory the launch asked for.
+  /// Writes the kernel's name, the dynamic shared memory the launch asked for, then its times.
   static void put(Writer& out, const KernelLaunch& launch) {
     Codec<std::string>::put(out, launch.kernel);
     out.raw(launch.dynamic_shared_bytes);
+    out.raw(launch.started_ms);
+    out.raw(launch.ended_ms);
   }
   /// Reads them.
   static KernelLaunch get(Reader& in) {
     KernelLaunch launch;
     launch.kernel = Codec<std::string>::get(in);
     launch.dynamic_shared_bytes = in.raw<std::uint32_t>();
+    launch.started_ms = in.raw<float>();
+    launch.ended_ms = in.raw<float>();
     return launch;
   }
 };
@@ -385,6 +389,9 @@ void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out) {
 struct Preamble {
   bool flush_l2 = false;     ///< flush L2 in the runner just before the call
   int hold_microseconds = 0; ///< hold the runner's stream this long, so the call's launches queue up first
+  /// time each kernel the call launches between the runner's own events
+  /// (launch_watch.hpp, time_each_launch()): KernelLaunch's started_ms and ended_ms
+  bool time_each_launch = false;
 };
 /// Grader side: @p preamble applies to the next call only.
 void before_next_call(const Preamble& preamble);
@@ -491,7 +498,18 @@ struct Trouble {
 /// Grader side: called for each trouble of the student's runner.
 void on_student_trouble(void (*handler)(const Trouble&));
 
-/// Runner side: serves calls on @p socket until it closes; @p handler calls function @p index.
-int serve(int socket, void (*handler)(const void* api, std::uint32_t index, Reader& in, Writer& out), const void* api);
+/// Runner side: how @p handler is to make a call.
+struct CallOptions {
+  bool time_each_launch = false;  ///< Preamble::time_each_launch
+};
+/// Runner side: what serve() does with each call.
+struct Handlers {
+  /// calls function @p index of @p api with the arguments in @p in, its result to @p out
+  void (*call)(const void* api, std::uint32_t index, const CallOptions& options, Reader& in, Writer& out) = nullptr;
+  /// before the preamble's flush and hold of a call (nullptr: nothing)
+  void (*prepare)(const CallOptions& options) = nullptr;
+};
+/// Runner side: serves calls on @p socket until it closes.
+int serve(int socket, const Handlers& handlers, const void* api);
 
 }  // namespace memlab::grading::remote

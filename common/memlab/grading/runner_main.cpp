@@ -34,7 +34,8 @@ namespace {
 using Api = MEMLAB_LAB_API;
 namespace remote = memlab::grading::remote;
 
-void call_function(const void* api, std::uint32_t index, remote::Reader& in, remote::Writer& out) {
+void call_function(const void* api, std::uint32_t index, const remote::CallOptions& options, remote::Reader& in,
+                   remote::Writer& out) {
   memlab::grading::check_registrations();  // a few comparisons; nothing when no code is guarded
   // Kernels launched between calls by this thread are the runner's own probes: not this call's. What
   // other threads launched since the last call is reported with this one; modules the build loaded
@@ -47,12 +48,19 @@ void call_function(const void* api, std::uint32_t index, remote::Reader& in, rem
                  static_cast<int>(::getpid()), memlab::grading::modules_loaded_before_calls(),
                  memlab::grading::fatbins_registered(), memlab::grading::module_loads_seen().c_str());
   }
+  if (options.time_each_launch) memlab::grading::time_each_launch();
   remote::Writer result;
   remote::dispatch(*static_cast<const Api*>(api), index, in, result);
   memlab::grading::Launches during = memlab::grading::take_launches(memlab::grading::fatbins_registered());
   during.from_other_threads += between.from_other_threads;  // modules_loaded counts since the runner began
   remote::Codec<memlab::grading::Launches>::put(out, during);
   out.append(result.bytes().data(), result.bytes().size());
+}
+
+// Before a call's preamble: CUPTI's kernel records, for a call whose launches are timed.
+void prepare_call(const remote::CallOptions& options) {
+  const std::string unrecorded = memlab::grading::record_kernels(options.time_each_launch);
+  if (!unrecorded.empty()) std::fprintf(stderr, "runner: launches not timed: %s\n", unrecorded.c_str());
 }
 
 }  // namespace
@@ -101,7 +109,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return remote::serve(socket, call_function, api);
+    remote::Handlers handlers;
+    handlers.call = call_function;
+    handlers.prepare = prepare_call;
+    return remote::serve(socket, handlers, api);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "runner: %s\n", error.what());
     return 3;

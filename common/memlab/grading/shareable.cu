@@ -1,8 +1,7 @@
 // Shareable device memory (shareable.hpp): cuMemCreate'd, exported as POSIX
-// file descriptors. Driver calls are found at run time through the runtime:
-// linking the driver library would stop the graders from starting (and saying
-// so) on a machine without one.
+// file descriptors. Driver calls are found at run time (driver_entry.hpp).
 #include "memlab/grading/shareable.hpp"
+#include "memlab/grading/driver_entry.hpp"
 #include "memlab/grading/phases.hpp"
 
 #include "memlab/cuda_check.cuh"
@@ -22,31 +21,20 @@ namespace memlab::grading::shareable {
 
 namespace {
 
-template <typename Function>
-Function driver(const char* name) {
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  MEMLAB_CHECK(cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || function == nullptr) {
-    throw std::runtime_error(std::string("grading: the CUDA driver has no ") + name);
-  }
-  return reinterpret_cast<Function>(function);
-}
-
 struct Driver {
-  PFN_cuMemCreate_v10020 create = driver<PFN_cuMemCreate_v10020>("cuMemCreate");
-  PFN_cuMemRelease_v10020 release = driver<PFN_cuMemRelease_v10020>("cuMemRelease");
+  PFN_cuMemCreate_v10020 create = driver_function<PFN_cuMemCreate_v10020>("cuMemCreate");
+  PFN_cuMemRelease_v10020 release = driver_function<PFN_cuMemRelease_v10020>("cuMemRelease");
   PFN_cuMemGetAllocationGranularity_v10020 granularity =
-      driver<PFN_cuMemGetAllocationGranularity_v10020>("cuMemGetAllocationGranularity");
-  PFN_cuMemAddressReserve_v10020 reserve = driver<PFN_cuMemAddressReserve_v10020>("cuMemAddressReserve");
-  PFN_cuMemAddressFree_v10020 free_address = driver<PFN_cuMemAddressFree_v10020>("cuMemAddressFree");
-  PFN_cuMemMap_v10020 map = driver<PFN_cuMemMap_v10020>("cuMemMap");
-  PFN_cuMemUnmap_v10020 unmap = driver<PFN_cuMemUnmap_v10020>("cuMemUnmap");
-  PFN_cuMemSetAccess_v10020 set_access = driver<PFN_cuMemSetAccess_v10020>("cuMemSetAccess");
+      driver_function<PFN_cuMemGetAllocationGranularity_v10020>("cuMemGetAllocationGranularity");
+  PFN_cuMemAddressReserve_v10020 reserve = driver_function<PFN_cuMemAddressReserve_v10020>("cuMemAddressReserve");
+  PFN_cuMemAddressFree_v10020 free_address = driver_function<PFN_cuMemAddressFree_v10020>("cuMemAddressFree");
+  PFN_cuMemMap_v10020 map = driver_function<PFN_cuMemMap_v10020>("cuMemMap");
+  PFN_cuMemUnmap_v10020 unmap = driver_function<PFN_cuMemUnmap_v10020>("cuMemUnmap");
+  PFN_cuMemSetAccess_v10020 set_access = driver_function<PFN_cuMemSetAccess_v10020>("cuMemSetAccess");
   PFN_cuMemExportToShareableHandle_v10020 export_handle =
-      driver<PFN_cuMemExportToShareableHandle_v10020>("cuMemExportToShareableHandle");
+      driver_function<PFN_cuMemExportToShareableHandle_v10020>("cuMemExportToShareableHandle");
   PFN_cuMemImportFromShareableHandle_v10020 import_handle =
-      driver<PFN_cuMemImportFromShareableHandle_v10020>("cuMemImportFromShareableHandle");
+      driver_function<PFN_cuMemImportFromShareableHandle_v10020>("cuMemImportFromShareableHandle");
 };
 
 const Driver& the_driver() {

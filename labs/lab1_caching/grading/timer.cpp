@@ -23,16 +23,13 @@ namespace {
 
 // Rounds at L2/2 (medians over them are judged).
 constexpr int kCacheRounds = 15;
-// The student's warm launches (median of launches 2-5) must take within this
-// factor of the runner's events around the same kernel, either way, give or
-// take a microsecond for the events' resolution on GPUs whose launches there
-// take only a few. On an H100 (docs/measurements/trusted-grading.md, runs
-// 72-75) event timers measured 0.98x-1.06x, a timer that waits after every
-// launch 1.55x, and host clocks around a launch and a synchronize 1.85x-1.98x.
-// Below: a vector_add slower when the grader calls it than inside the timer
-// (0.51x).
-constexpr double kMostOverOwnWarm = 1.25;
-constexpr double kOwnWarmAllowanceMs = 0.001;
+// What the student's timer adds to the GPU's own times of its warm launches
+// (median of launches 2-5) must be within this of what the reference's timer
+// adds to its own, either way. On an H100 a timer of CUDA events adds 2.3-2.5
+// us to kernels of 4.6 us (run 109, 50 runs of the reference), a timer that
+// waits after every launch or reads a host clock adds the host's wake-up and
+// the next launch as well (runs 72-75: 2.6-4 us more).
+constexpr double kTimerAllowanceMs = 0.001;
 // Their warm speed-up must show at least this share of the cache's gain that
 // the reference's runner measures (1.53x-1.69x on an H100): a timer that
 // averages the launches shows none. A slower kernel from L2 gains less: one
@@ -65,6 +62,53 @@ void require_times(const std::vector<float>& ms, int launches) {
 }
 
 namespace {
+
+// The kernels the last call of time_launches in @p side's runner launched, as
+// its launch watch saw them (launch_watch.hpp); nullptr where it could not
+// watch. Fails the check if the call launched a CUDA graph, or other than the
+// same number of kernels per launch of vector_add asked for (red team 19's
+// file 01 launched once and reported five).
+const grading::Launches* timer_launches(remote::Side side, int launches) {
+  const grading::Launches& made = remote::launch_log(side).back();
+  if (!made.watched) return nullptr;
+  if (made.unnamed > 0) {
+    FAIL("time_launches made or launched a CUDA graph, whose launches the grader cannot time: launch vector_add "
+         "directly, once per launch");
+  }
+  const std::size_t kernels = made.kernels.size();
+  const auto asked = static_cast<std::size_t>(launches);
+  if (kernels < asked || kernels % asked != 0) {
+    FAIL("time_launches launched " << kernels << " kernels when asked for " << launches
+                                    << " launches of vector_add: it must call vector_add once per launch, and "
+                                       "launch nothing else");
+  }
+  return &made;
+}
+
+// The GPU's own times of @p made's launches, by CUPTI's kernel records: one span
+// per launch of vector_add, from its first kernel's start to its last kernel's
+// end, the kernels taken in @p launches equal groups in launch order (a
+// vector_add may launch more than one). Fails the check if one was not timed.
+std::vector<double> kernel_spans(const grading::Launches& made, int launches) {
+  const std::size_t per_launch = made.kernels.size() / static_cast<std::size_t>(launches);
+  std::vector<double> spans;
+  for (std::size_t first = 0; first < made.kernels.size(); first += per_launch) {
+    double started = made.kernels[first].started_ms;
+    double ended = -1.0;
+    for (std::size_t k = first; k < first + per_launch; ++k) {
+      const grading::KernelLaunch& kernel = made.kernels[k];
+      if (kernel.started_ms < 0.0f || kernel.ended_ms < 0.0f) {
+        FAIL("the grader could not time launch " << k + 1 << " of time_launches (" << kernel.kernel
+                                                 << "): launch vector_add's kernels with <<<...>>> or "
+                                                    "cudaLaunchKernel, on a stream");
+      }
+      started = std::min(started, static_cast<double>(kernel.started_ms));
+      ended = std::max(ended, static_cast<double>(kernel.ended_ms));
+    }
+    spans.push_back(ended - started);
+  }
+  return spans;
+}
 
 // c after a call of time_launches: it must have launched vector_add on the
 // arrays it was given (a timer that launches nothing reports nothing true).
@@ -113,6 +157,7 @@ CallShares measure_call_shares(int rounds_wanted) {
     remote::remote_clock().start();
     const std::vector<float> ms = student().time_launches(large.a(), large.b(), large.c(), n, launches, grading::stream());
     const double call_ms = remote::remote_clock().stop_ms();
+    timer_launches(remote::Side::student, launches);
     require_computed(run, n);
     require_times(ms, launches);
     require_above_the_floor(ms, call_ms, n);
@@ -128,6 +173,49 @@ CallShares measure_call_shares(int rounds_wanted) {
   return result;
 }
 
+namespace {
+
+// One round of time_launches at L2/2 in @p api's runner (@p side), called twice
+// in an order drawn at random, each time after an L2 flush and a hold of
+// @p hold_us: once as it is, for the times it reports, and once with CUPTI's
+// kernel records, for the GPU's own times of the launches it makes. The records
+// slow every launch on the host (about 12 us on an H100, run 110), which a
+// timer that drains the hold first reports as its own: its figures from that
+// call are not used. Both calls must launch the same kernels, in launch order.
+struct TimerRound {
+  std::vector<float> reported;
+  std::vector<double> kernels;  // empty where the runner could not watch
+};
+TimerRound time_launches_twice(const lab1::Api& api, remote::Side side, Arrays& arr, std::size_t n, int hold_us,
+                               std::mt19937_64& draw) {
+  TimerRound round;
+  const bool recorded_first = draw() % 2 == 0;
+  std::vector<std::string> launched[2];  // [recorded]
+  for (int call = 0; call < 2; ++call) {
+    const bool recorded = (call == 0) == recorded_first;
+    const grading::CheckedWork run = checked_vector_add(api, arr, n);
+    run.prepare();
+    remote::before_next_call({true, hold_us, recorded});
+    const std::vector<float> ms = api.time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
+    const grading::Launches* made = timer_launches(side, kLaunches);
+    require_computed(run, n);
+    require_times(ms, kLaunches);
+    if (made != nullptr) {
+      for (const grading::KernelLaunch& kernel : made->kernels) launched[recorded].push_back(kernel.kernel);
+    }
+    if (!recorded) round.reported = ms;
+    if (recorded && made != nullptr) round.kernels = kernel_spans(*made, kLaunches);
+  }
+  if (launched[0] != launched[1]) {
+    FAIL("time_launches launched " << launched[0].size() << " kernels in one call and " << launched[1].size()
+                                   << " (or others) in the next, on the same arrays: it must launch vector_add, and "
+                                      "vector_add the same kernels for the same n");
+  }
+  return round;
+}
+
+}  // namespace
+
 // Launches here take only microseconds, about as long as the host needs to
 // enqueue one; holding the stream until all are queued keeps the host's pace
 // out of the times. Every other round the hold is longer. Events on the stream
@@ -137,28 +225,33 @@ CallShares measure_call_shares(int rounds_wanted) {
 TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
   const std::size_t n = elements_for(grading::device().l2_bytes / 2);
   Arrays& arr = arrays(n);
+  std::mt19937_64 draw{grading::unpredictable_seed()};
   TimerAtHalfL2 result;
   result.n = n;
-  result.theirs.resize(kLaunches);
-  result.references.resize(kLaunches);
-  result.their_kernel_by_runner.resize(kLaunches);
+  for (auto* per_launch : {&result.theirs, &result.their_kernels, &result.reference_timer, &result.reference_kernels,
+                           &result.their_kernel_by_runner}) {
+    per_launch->resize(kLaunches);
+  }
+  const auto keep = [](std::vector<std::vector<double>>& per_launch, const auto& times) {
+    for (std::size_t i = 0; i < times.size(); ++i) per_launch[i].push_back(times[i]);
+  };
   for (int round = 0; round < rounds; ++round) {
     const bool long_hold = round % 2 == 1;
-    const grading::CheckedWork run = checked_vector_add(student(), arr, n);
-    run.prepare();
-    remote::before_next_call({true, long_hold ? kLongHoldMicroseconds : kHoldMicroseconds});
-    const std::vector<float> ms = student().time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
-    require_computed(run, n);
-    require_times(ms, kLaunches);
-    for (int i = 0; i < kLaunches; ++i) result.theirs[i].push_back(ms[i]);
-    result.first_after_hold[long_hold].push_back(ms[0]);
-    const std::vector<double> mine = reference_launch_times(arr, n);
-    for (int i = 0; i < kLaunches; ++i) result.references[i].push_back(mine[i]);
+    const int hold_us = long_hold ? kLongHoldMicroseconds : kHoldMicroseconds;
+    const TimerRound theirs = time_launches_twice(student(), remote::Side::student, arr, n, hold_us, draw);
+    keep(result.theirs, theirs.reported);
+    keep(result.their_kernels, theirs.kernels);
+    result.first_after_hold[long_hold].push_back(theirs.reported[0]);
+    // The reference's timer on the same launches: what a correct timer adds to the kernels' own
+    // times on this GPU (its events' overhead), and the cache's gain it shows.
+    const TimerRound correct = time_launches_twice(reference(), remote::Side::reference, arr, n, hold_us, draw);
+    keep(result.reference_timer, correct.reported);
+    keep(result.reference_kernels, correct.kernels);
     remote::before_next_call({true, kHoldMicroseconds});
     const remote::RunnerTimes by_runner = remote::time_in_runner(remote::Side::student, &lab1::Api::vector_add,
                                                                  kLaunches, arr.a(), arr.b(), arr.c(), n,
                                                                  grading::stream());
-    for (int i = 0; i < kLaunches; ++i) result.their_kernel_by_runner[i].push_back(by_runner.ms[i]);
+    keep(result.their_kernel_by_runner, by_runner.ms);
     if (!by_runner.all_queued_first) ++result.rounds_vector_add_waited;
   }
   return result;
@@ -167,41 +260,51 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
 TimerVerdict judge_timer_at_half_l2() {
   const TimerAtHalfL2 half = measure_timer_at_half_l2(kCacheRounds);
   const std::vector<std::vector<double>>& theirs = half.theirs;
-  const std::vector<std::vector<double>>& own = half.their_kernel_by_runner;
-  const std::vector<std::vector<double>>& references = half.references;
+  // The yardsticks: the GPU's own times of the launches each timer timed (kernel records); where
+  // a runner could not watch, its events around other calls of the same vector_add.
+  const bool recorded = !half.their_kernels[0].empty() && !half.reference_kernels[0].empty();
+  const std::vector<std::vector<double>>& own = recorded ? half.their_kernels : half.their_kernel_by_runner;
+  const std::vector<std::vector<double>>& references = half.reference_timer;
   const double hold_seen_ms = memlab::median(half.first_after_hold[1]) - memlab::median(half.first_after_hold[0]);
   const double student_speedup = warm_speedup(theirs);
   const double own_kernel_speedup = warm_speedup(own);
   const double reference_speedup = warm_speedup(references);
   const double their_warm_ms = warm_ms(theirs);
   const double own_warm_ms = warm_ms(own);
-  // Times from the runner in the student's process are the student's word:
-  // forged, they remove the checks they take part in (the warm launches' time
-  // and whether vector_add waits) and leave the others.
-  const double most_warm_ms = kMostOverOwnWarm * own_warm_ms + kOwnWarmAllowanceMs;
-  const double least_warm_ms = (own_warm_ms - kOwnWarmAllowanceMs) / kMostOverOwnWarm;
+  // What each timer adds to its warm launches' own times: a correct timer, its events' overhead
+  // (the reference's, on this GPU); a timer that waits between launches or reads a host clock,
+  // also the host's wake-up and the next launch. Times from the student's runner are the
+  // student's word: forged, they remove the checks they take part in (this one, and whether
+  // vector_add waits) and leave the others.
+  const double their_excess_ms = their_warm_ms - own_warm_ms;
+  // Unwatched, the yardstick is events around the kernel, as the reference's timer's are.
+  const double reference_excess_ms = recorded ? warm_ms(references) - warm_ms(half.reference_kernels) : 0.0;
+  const double most_excess_ms = reference_excess_ms + kTimerAllowanceMs;
+  const double least_excess_ms = reference_excess_ms - kTimerAllowanceMs;
   const double least_speedup = std::max(kNoSpeedup, 1.0 + kShareOfCacheGain * (reference_speedup - 1.0));
   grading::value("launch1_longer_after_long_hold_ms", hold_seen_ms);
   grading::value("reference_warm_speedup", reference_speedup);
   grading::value("student_warm_speedup", student_speedup);
   grading::value("own_kernel_warm_speedup", own_kernel_speedup);
-  grading::value("warm_over_runner_ratio", their_warm_ms / own_warm_ms);
+  grading::value("kernel_records", recorded ? 1.0 : 0.0);
+  grading::value("their_excess_us", 1e3 * their_excess_ms);
+  grading::value("reference_excess_us", 1e3 * reference_excess_ms);
+  grading::value("runner_other_calls_warm_ms", warm_ms(half.their_kernel_by_runner));
   grading::value("least_warm_speedup", least_speedup);
+  const char* yardstick = recorded ? "your kernels by the GPU" : "the grader's events around your vector_add";
   std::ostringstream table;
   for (int i = 0; i < kLaunches; ++i) {
-    table << format_text("launch %d: %.4f ms by your events, %.4f ms by the grader's around your kernel, "
-                         "%.4f ms by the reference's\n",
-                         i + 1, memlab::median(theirs[i]), memlab::median(own[i]), memlab::median(references[i]));
+    table << format_text("launch %d: %.4f ms by your events, %.4f ms %s, %.4f ms by the reference's\n", i + 1,
+                         memlab::median(theirs[i]), memlab::median(own[i]), yardstick, memlab::median(references[i]));
     grading::value(format_text("launch%d_student_ms", i + 1), memlab::median(theirs[i]));
     grading::value(format_text("launch%d_own_kernel_ms", i + 1), memlab::median(own[i]));
     grading::value(format_text("launch%d_reference_ms", i + 1), memlab::median(references[i]));
   }
   TimerVerdict verdict;
-  verdict.measured = format_text("at L2/2 launches 2-5 %.2fx faster than launch 1 (your kernel by the grader's "
-                                 "events %.2fx, the reference's %.2fx)",
-                                 student_speedup, own_kernel_speedup, reference_speedup);
-  verdict.note = format_text("Your timer, the grader's events around your kernel and the reference's at L2/2, "
-                             "medians of %d rounds:\n", kCacheRounds) + table.str();
+  verdict.measured = format_text("at L2/2 launches 2-5 %.2fx faster than launch 1 (%s %.2fx, the reference's %.2fx)",
+                                 student_speedup, yardstick, own_kernel_speedup, reference_speedup);
+  verdict.note = format_text("Your timer, %s and the reference's at L2/2, medians of %d rounds:\n", yardstick,
+                             kCacheRounds) + table.str();
   const std::string where = format_text("(medians of %d rounds at %s)", kCacheRounds,
                                         describe_footprint(half.n * kBytesPerElement, grading::device().l2_bytes).c_str());
   // A vector_add that waits fails every round; a host busy elsewhere for a
@@ -221,31 +324,34 @@ TimerVerdict judge_timer_at_half_l2() {
                                   "before your launches could run: your timer counts time before the GPU ran launch 1 "
                                   "(a host clock?). Record a CUDA event on the stream before and after each launch.",
                                   hold_seen_ms, 1e-3 * (kLongHoldMicroseconds - kHoldMicroseconds));
-  } else if (their_warm_ms < least_warm_ms) {
-    verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by the "
-                                                "grader's events around your vector_add (at least %.4f ms expected). "
-                                                "time_launches must launch vector_add itself, and your timer must "
-                                                "time each launch.",
-                                                where.c_str(), their_warm_ms, own_warm_ms, least_warm_ms);
-  } else if (their_warm_ms > most_warm_ms) {
-    verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by the "
-                                                "grader's events around the same kernel (at most %.4f ms allowed). "
-                                                "Your timer counts time when the GPU was not running your launch: the "
-                                                "host's launch and wake-up (a host clock?) or a wait between launches. "
-                                                "Record a start and a stop event around each launch, all before "
-                                                "waiting.",
-                                                where.c_str(), their_warm_ms, own_warm_ms, most_warm_ms);
+  } else if (their_excess_ms < least_excess_ms) {
+    verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by %s: "
+                                                "%.1f us more, where a timer of CUDA events adds %.1f us on this GPU "
+                                                "(at least %.1f us expected). Your timer must time each launch "
+                                                "that time_launches makes, between events around it.",
+                                                where.c_str(), their_warm_ms, own_warm_ms, yardstick,
+                                                1e3 * their_excess_ms, 1e3 * reference_excess_ms,
+                                                1e3 * least_excess_ms);
+  } else if (their_excess_ms > most_excess_ms) {
+    verdict.failure = table.str() + format_text("%s: launches 2-5 took %.4f ms each by your timer and %.4f ms by %s: "
+                                                "%.1f us more, where a timer of CUDA events adds %.1f us on this GPU "
+                                                "(at most %.1f us allowed). Your timer counts time when the GPU was "
+                                                "not running your launch: the host's launch and wake-up (a host "
+                                                "clock?) or a wait between launches. Record a start and a stop event "
+                                                "around each launch, all before waiting.",
+                                                where.c_str(), their_warm_ms, own_warm_ms, yardstick,
+                                                1e3 * their_excess_ms, 1e3 * reference_excess_ms,
+                                                1e3 * most_excess_ms);
   } else if (reference_speedup >= kClearlyFaster + 0.1 && student_speedup < least_speedup) {
     // Where the grader's events see no gain either, the kernel is what hides the cache.
     const char* advice = own_kernel_speedup < least_speedup
-                             ? "Your kernel itself gains little from L2 by the grader's events: it bypasses or evicts "
+                             ? "Your kernel itself gains little from L2 by the GPU's own times: it bypasses or evicts "
                                "the cache (streaming loads or stores?), so no timer can show what this step asks. "
                                "Load and store as the lab's vector_add does."
                              : "Time each launch with its own pair of events, and do not wait between launches.";
     verdict.failure = table.str() + format_text("%s: launches 2-5 are %.2fx faster than launch 1 by your events, "
-                                                "%.2fx by the grader's around your kernel and %.2fx by the "
-                                                "reference's (at least %.2fx needed). %s",
-                                                where.c_str(), student_speedup, own_kernel_speedup,
+                                                "%.2fx by %s and %.2fx by the reference's (at least %.2fx needed). %s",
+                                                where.c_str(), student_speedup, own_kernel_speedup, yardstick,
                                                 reference_speedup, least_speedup, advice);
   }
   return verdict;

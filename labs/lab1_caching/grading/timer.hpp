@@ -28,17 +28,22 @@ struct CallShares {
 };
 CallShares measure_call_shares(int rounds);
 
-/// Rounds at half the L2 size: the student's launch times; the reference's
-/// vector_add timed by its runner; the student's vector_add timed by the
+/// Rounds at half the L2 size, each call of time_launches made twice (once as
+/// it is, once with the GPU's own times of its launches recorded): the times the
+/// student's timer reports, and the GPU's times of the same launches; the same
+/// of the reference's time_launches; the student's vector_add timed by the
 /// runner's own events in the student's process (the student's word, like
-/// theirs: used only to fail figures of the student's that disagree with it);
-/// all per launch. And launch 1's by the student's timer after a short and
-/// after a long hold of the stream, and in how many rounds the runner's calls
-/// of vector_add could not all queue behind its hold. Fails the check if a call
-/// of time_launches did not compute c or returned malformed times.
+/// theirs: where the runner cannot record kernels, the yardstick); all per
+/// launch. And launch 1 by the student's timer after a short and after a long
+/// hold of the stream, and in how many rounds the runner's calls of vector_add
+/// could not all queue behind its hold. Fails the check if a call of
+/// time_launches did not compute c, returned malformed times, or launched other
+/// than the same kernels for each launch in both calls.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
-  std::vector<std::vector<double>> theirs, references, their_kernel_by_runner;  // [launch][round]
+  std::vector<std::vector<double>> theirs, their_kernels;  // [launch][round]; their_kernels empty where unrecorded
+  std::vector<std::vector<double>> reference_timer, reference_kernels;  // the same of the reference's time_launches
+  std::vector<std::vector<double>> their_kernel_by_runner;  // [launch][round]
   std::vector<double> first_after_hold[2];  // launch 1 after the short hold, after the long one
   int rounds_vector_add_waited = 0;         // the runner's launches could not all queue behind its hold
 };
