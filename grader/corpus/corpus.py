@@ -304,7 +304,11 @@ RED_TEAM = {
         # among the build's imports since session 10 (before, the grader's own events failed step 2).
         ("04-mitm_forged_step2_events", Expect("forbidden API", total=(0, 0))),
         ("05-freeze_escape_hopper", Expect("forbidden API", total=(0, 0))),
-        ("06-fair_timer_syncs_first", FULL),
+        # A timer that synchronises the stream before its first event drains the grader's hold, and its
+        # launches then run at the host's pace: at L2/2 its excess over the reference timer's ranged from
+        # 0 to 2.6 us in eight copies (run 113), the host clocks' 1.8 to 2.1. Since session 16 the runner
+        # sees the first launch come after the hold, and step 2 fails with that reason (the guide says so).
+        ("06-fair_timer_syncs_first", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("08-fair_footprints_on_the_bounds", FULL),
         ("09-borrow_reference_by_search", Expect("forbidden API", total=(0, 0))),
         ("10-early_reply_hidden_in_freeze", Expect("forbidden API", total=(0, 0))),
@@ -355,6 +359,20 @@ RED_TEAM = {
         ("round19/02-trick_waiting_timer_pad_tuned_to_the_window",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("round19/03-trick_host_clock_no_events_pad_tuned", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        # Round 26 (round26/README.md), against the yardstick of session 16. The recorded call told from
+        # the plain one by the host's cost of a launch, its kernels then slowed, beside a host clock or a
+        # waiting timer that wait out the hold first; one pair of events shared 1.2 : 1 where the arrays
+        # fit in L2 (every launch's excess, launch 1's included, is bounded below by the reference
+        # timer's); a float4 + tail vector_add under a timer that synchronises first, which its launches'
+        # host pace put 5 us over (run 112). Each fails step 2.
+        ("round26/01-trick_host_clock_pads_only_the_recorded_call",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round26/02-trick_one_event_pair_ratio_only_where_it_fits",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round26/03-fair_float4_tail_kernel_timer_syncs_first",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round26/04-trick_waiting_timer_device_flag_in_recorded_call",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 3: a timer on the host's clock (the reference's vector_add): step 2 fails, 3 and 4 are blocked.
         ("round3/03-host_clock_timer", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # Round 6 (round6/README.md): two fair files, and a wrong timer that fills L2 with persisting lines.

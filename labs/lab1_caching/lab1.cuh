@@ -36,7 +36,10 @@ void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStr
 /// Step 2: launches vector_add @p launches times back to back on @p stream over
 /// the same arrays, and returns how long each launch took in milliseconds,
 /// measured with CUDA events (a pair around each launch). The grader flushes L2
-/// just before calling this, so the first launch finds no data in the cache.
+/// just before calling this, so the first launch finds no data in the cache,
+/// and holds @p stream for a while, so that the launches queue up behind the
+/// hold: record every event and launch before waiting for any (a wait first
+/// drains the hold, and the events then count the GPU waiting for the host).
 std::vector<float> time_launches(const float* a, const float* b, float* c, std::size_t n,
                                  int launches, cudaStream_t stream);
 

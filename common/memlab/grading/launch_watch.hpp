@@ -55,6 +55,13 @@ struct Launches {
   /// kernels are named (red team 21 named one like a kernel of the build), and
   /// they stay loaded: every call reports them, not only the first after.
   std::uint32_t modules_loaded = 0;
+  /// Runner side: when the serving thread made the call's first launch, on the
+  /// steady clock in nanoseconds (0: none).
+  std::int64_t first_launch_ns = 0;
+  /// The call's first launch was made once the hold of the stream before it
+  /// was over (remote.hpp, CallOptions::hold_over_ns): the call waited for the
+  /// stream first, and its launches ran at the host's pace.
+  bool launched_after_hold = false;
 };
 
 /// Runner side: starts watching this process's kernel launches, and the

@@ -817,6 +817,11 @@ struct Opened {
 std::map<std::uint64_t, Opened> opened;
 std::vector<int> received;  // the descriptors sent with the request being served
 cudaStream_t own_stream = nullptr;
+// When the last call's hold was over (CallOptions::hold_over_ns), set from the stream itself.
+std::atomic<std::int64_t> hold_over_ns{0};
+void mark_hold_over(void*) {
+  hold_over_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+}
 
 void close_released(Reader& in) {
   const auto count = in.raw<std::uint32_t>();
@@ -887,7 +892,12 @@ int serve(int socket, const Handlers& handlers, const void* api) {
       options.time_each_launch = in.raw<std::uint8_t>() != 0;
       if (handlers.prepare != nullptr) handlers.prepare(options);
       if (flush) flusher.flush(own_stream);
-      if (hold > 0) hold_stream(own_stream, std::min(hold, 100000));
+      if (hold > 0) {
+        hold_stream(own_stream, std::min(hold, 100000));
+        hold_over_ns.store(0);
+        MEMLAB_CHECK(cudaLaunchHostFunc(own_stream, mark_hold_over, nullptr));
+        options.hold_over_ns = &hold_over_ns;
+      }
       Writer out;
       out.raw<std::uint8_t>(kOk);
       if (kind == kCall) {

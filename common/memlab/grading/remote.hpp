@@ -24,6 +24,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -228,12 +229,13 @@ struct Codec<KernelLaunch> {
 /// The kernels a call launched (launch_watch.hpp): every reply to a call starts with them.
 template <>
 struct Codec<Launches> {
-  /// Writes whether the runner watched, the counts, then each launch.
+  /// Writes whether the runner watched, the counts, whether it launched after the hold, then each launch.
   static void put(Writer& out, const Launches& launches) {
     out.raw<std::uint8_t>(launches.watched ? 1 : 0);
     out.raw(launches.unnamed);
     out.raw(launches.from_other_threads);
     out.raw(launches.modules_loaded);
+    out.raw<std::uint8_t>(launches.launched_after_hold ? 1 : 0);
     Codec<std::vector<KernelLaunch>>::put(out, launches.kernels);
   }
   /// Reads them.
@@ -243,6 +245,7 @@ struct Codec<Launches> {
     launches.unnamed = in.raw<std::uint32_t>();
     launches.from_other_threads = in.raw<std::uint32_t>();
     launches.modules_loaded = in.raw<std::uint32_t>();
+    launches.launched_after_hold = in.raw<std::uint8_t>() != 0;
     launches.kernels = Codec<std::vector<KernelLaunch>>::get(in);
     return launches;
   }
@@ -501,6 +504,10 @@ void on_student_trouble(void (*handler)(const Trouble&));
 /// Runner side: how @p handler is to make a call.
 struct CallOptions {
   bool time_each_launch = false;  ///< Preamble::time_each_launch
+  /// Where the call was held (Preamble::hold_microseconds): when the hold was
+  /// over, on the runner's steady clock in nanoseconds, once the GPU got past
+  /// it (0 until then). A first launch after it waited for the stream first.
+  const std::atomic<std::int64_t>* hold_over_ns = nullptr;
 };
 /// Runner side: what serve() does with each call.
 struct Handlers {

@@ -53,6 +53,10 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   remote::dispatch(*static_cast<const Api*>(api), index, in, result);
   memlab::grading::Launches during = memlab::grading::take_launches(memlab::grading::fatbins_registered());
   during.from_other_threads += between.from_other_threads;  // modules_loaded counts since the runner began
+  if (options.hold_over_ns != nullptr && during.first_launch_ns != 0) {
+    const std::int64_t hold_over = options.hold_over_ns->load();
+    during.launched_after_hold = hold_over != 0 && during.first_launch_ns >= hold_over;
+  }
   remote::Codec<memlab::grading::Launches>::put(out, during);
   out.append(result.bytes().data(), result.bytes().size());
 }

@@ -46,6 +46,7 @@ struct TimerAtHalfL2 {
   std::vector<std::vector<double>> their_kernel_by_runner;  // [launch][round]
   std::vector<double> first_after_hold[2];  // launch 1 after the short hold, after the long one
   int rounds_vector_add_waited = 0;         // the runner's launches could not all queue behind its hold
+  int rounds_timer_waited = 0;              // the student's time_launches launched only once the hold was over
 };
 TimerAtHalfL2 measure_timer_at_half_l2(int rounds);
 
