@@ -2,7 +2,6 @@
 #include "memlab/grading/launch_watch.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -198,10 +197,7 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
   }
   const bool serving = std::this_thread::get_id() == serving_thread;
   if (!serving) ++seen.from_other_threads;
-  if (serving && seen.first_launch_ns == 0) {
-    seen.first_launch_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  }
+  if (serving && seen.first_launch_ns == 0) seen.first_launch_ns = steady_now_ns();
   if (listed(kGraphWork, id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {

@@ -19,11 +19,20 @@
 /// memory and undo it; grader/README.md, threat model).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace memlab::grading {
+
+/// Runner side: now on the steady clock, in nanoseconds: the clock of
+/// Launches::first_launch_ns and of the hold's end it is compared with
+/// (remote.hpp, CallOptions::hold_over_ns).
+inline std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 /// One kernel launch, as the runner's watch saw it.
 struct KernelLaunch {
@@ -55,8 +64,8 @@ struct Launches {
   /// kernels are named (red team 21 named one like a kernel of the build), and
   /// they stay loaded: every call reports them, not only the first after.
   std::uint32_t modules_loaded = 0;
-  /// Runner side: when the serving thread made the call's first launch, on the
-  /// steady clock in nanoseconds (0: none).
+  /// Runner side: when the serving thread made the call's first launch, by
+  /// steady_now_ns() (0: none).
   std::int64_t first_launch_ns = 0;
   /// The call's first launch was made once the hold of the stream before it
   /// was over (remote.hpp, CallOptions::hold_over_ns): the call waited for the

@@ -819,9 +819,7 @@ std::vector<int> received;  // the descriptors sent with the request being serve
 cudaStream_t own_stream = nullptr;
 // When the last call's hold was over (CallOptions::hold_over_ns), set from the stream itself.
 std::atomic<std::int64_t> hold_over_ns{0};
-void mark_hold_over(void*) {
-  hold_over_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-}
+void mark_hold_over(void*) { hold_over_ns.store(steady_now_ns()); }
 
 void close_released(Reader& in) {
   const auto count = in.raw<std::uint32_t>();

@@ -505,8 +505,8 @@ void on_student_trouble(void (*handler)(const Trouble&));
 struct CallOptions {
   bool time_each_launch = false;  ///< Preamble::time_each_launch
   /// Where the call was held (Preamble::hold_microseconds): when the hold was
-  /// over, on the runner's steady clock in nanoseconds, once the GPU got past
-  /// it (0 until then). A first launch after it waited for the stream first.
+  /// over, by steady_now_ns(), once the GPU got past it (0 until then). A
+  /// first launch after it waited for the stream first.
   const std::atomic<std::int64_t>* hold_over_ns = nullptr;
 };
 /// Runner side: what serve() does with each call.
