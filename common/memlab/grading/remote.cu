@@ -3,7 +3,8 @@
 // length carries the file descriptors of the buffers a call passes (SCM_RIGHTS):
 //
 //   request: kind (u8), released buffer ids (u32 count, u64 each), preamble
-//            (u8 flush_l2, i32 hold_us, u8 time_each_launch), then for a call: function (u32) and
+//            (u8 flush_l2, i32 hold_us, u8 time_each_launch, i32 shake_stream_us,
+//            i32 shake_legacy_us), then for a call: function (u32) and
 //            arguments; for calls timed in the runner: function (u32), count
 //            (i32), arguments
 //   reply:   status (u8: 0 ok, 1 failed), then for a call the kernels it
@@ -489,6 +490,8 @@ std::vector<unsigned char> request_of(Side side, Kind kind) {
   out.raw<std::uint8_t>(next_preamble.flush_l2);
   out.raw<std::int32_t>(next_preamble.hold_microseconds);
   out.raw<std::uint8_t>(next_preamble.time_each_launch);
+  out.raw<std::int32_t>(next_preamble.shake_stream_microseconds);
+  out.raw<std::int32_t>(next_preamble.shake_legacy_microseconds);
   next_preamble = Preamble{};
   return out.bytes();
 }
@@ -703,11 +706,32 @@ std::array<std::vector<Launches>, 3>& launch_logs() {
 }
 }  // namespace
 
+namespace {
+// The order shake. A lab function enqueues its work on the stream it is given, which the runner
+// creates non-blocking: work the function puts on the legacy default stream (cudaMemset,
+// cudaMemcpy, a launch without a stream) or on a blocking stream of its own is not ordered with
+// it. Left alone, such a race nearly always comes out right (red team 22's column sums zeroed on
+// the legacy stream scored 100, run 95). So before each untimed call of the student's, the runner
+// holds both streams, for different times and the longer one in turn: whichever way the work
+// depends across them, in half the calls the dependent work runs first and the result is wrong.
+// Work ordered on the given stream only waits. Timed calls are not held this way.
+Preamble order_shake() {
+  static bool legacy_longer = false;
+  legacy_longer = !legacy_longer;
+  constexpr int kShortUs = 20, kLongUs = 500;
+  Preamble shake;
+  shake.shake_stream_microseconds = legacy_longer ? kShortUs : kLongUs;
+  shake.shake_legacy_microseconds = legacy_longer ? kLongUs : kShortUs;
+  return shake;
+}
+}  // namespace
+
 std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments) {
   start_runner(side);
   // The runner reads what the grader just wrote: the grader's GPU work must be done first.
   MEMLAB_CHECK(cudaDeviceSynchronize());
   RemoteClock& clock = remote_clock();
+  if (side == Side::student && !clock.running() && next_preamble.empty()) next_preamble = order_shake();
   if (clock.running()) {
     // Idle first: warming the base runner would otherwise wait out, inside
     // samples the median drops, work the student's code left running (red team 10).
@@ -817,6 +841,17 @@ struct Opened {
 std::map<std::uint64_t, Opened> opened;
 std::vector<int> received;  // the descriptors sent with the request being served
 cudaStream_t own_stream = nullptr;
+// Keeps its stream busy for @p nanoseconds (the order shake).
+__global__ void wait_kernel(unsigned long long nanoseconds) {
+  const auto now = [] {
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+  };
+  const unsigned long long start = now();
+  while (now() - start < nanoseconds) __nanosleep(1000);
+}
+
 // When the last call's hold was over (CallOptions::hold_over_ns), set from the stream itself.
 std::atomic<std::int64_t> hold_over_ns{0};
 void mark_hold_over(void*) { hold_over_ns.store(steady_now_ns()); }
@@ -888,6 +923,8 @@ int serve(int socket, const Handlers& handlers, const void* api) {
       const auto hold = in.raw<std::int32_t>();
       CallOptions options;
       options.time_each_launch = in.raw<std::uint8_t>() != 0;
+      const auto shake_stream = in.raw<std::int32_t>();
+      const auto shake_legacy = in.raw<std::int32_t>();
       if (handlers.prepare != nullptr) handlers.prepare(options);
       if (flush) flusher.flush(own_stream);
       if (hold > 0) {
@@ -896,6 +933,11 @@ int serve(int socket, const Handlers& handlers, const void* api) {
         MEMLAB_CHECK(cudaLaunchHostFunc(own_stream, mark_hold_over, nullptr));
         options.hold_over_ns = &hold_over_ns;
       }
+      // Kernels, not host functions: the runtime may run a process's host functions one after
+      // another on one thread, and a stream's hold would then end when another's did (run 115).
+      if (shake_stream > 0) wait_kernel<<<1, 1, 0, own_stream>>>(1000ull * std::min(shake_stream, 100000));
+      if (shake_legacy > 0) wait_kernel<<<1, 1, 0, cudaStreamLegacy>>>(1000ull * std::min(shake_legacy, 100000));
+      MEMLAB_CHECK_LAUNCH();
       Writer out;
       out.raw<std::uint8_t>(kOk);
       if (kind == kCall) {
