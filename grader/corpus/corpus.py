@@ -405,6 +405,16 @@ RED_TEAM = {
         # header promises every array starts an allocation (256-byte aligned), so both are fair.
         ("round22/01-fair_float4_occupancy_grid_scalar_tail", FULL),
         ("round22/02-subtle_float4_assumes_16_byte_alignment", FULL),
+        # Round 27 (round27/README.md): fair timers near the guide's edges (a pool of events with a wait
+        # on the previous call's last event, chained blocking-sync events, events made in the loop, a
+        # cudaStreamQuery probe before the first event): none drains the hold. A size_t index made from a
+        # 32-bit product wraps only past 2^32 elements, which the check past 2^31 does not reach
+        # (arrays.cpp, beyond_int_range: an open limit, grader/README.md).
+        ("round27/01-fair_event_pool_reused_waits_on_last_calls_event", FULL),
+        ("round27/02-fair_chained_blocking_sync_events_1024_threads", FULL),
+        ("round27/03-fair_float4_ldg_occupancy_grid_events_made_in_loop", FULL),
+        ("round27/05-subtle_size_t_index_from_a_32_bit_product", FULL),
+        ("round27/06-fair_stream_query_probe_reverse_read_occupancy_each_call", FULL),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -423,6 +433,19 @@ RED_TEAM = {
         ("round22/01-fair_float4_warp_rows_columns_via_mallocasync", Expect("graded", total=(85, 100))),
         ("round22/02-subtle_column_zeroing_on_the_legacy_default_stream",
          Expect("graded", points={"step3.columns": 0})),
+        # Round 27: #pragma unroll 4 on the lane loop serialises the warp's loads (slower, so speed points
+        # in proportion); a block per row with a shared tree and per-lane column atomics. Round 28: the
+        # order shake holds only the runner's stream and the legacy stream, and a function that waits at
+        # its start waits it out (both open limits, grader/README.md); legacy zeroing joined by an event,
+        # work on the per-thread and on a blocking stream of its own joined by events, and zeroes copied
+        # synchronously from pinned memory are ordered.
+        ("round27/01-fair_warp_rows_pragma_unroll_4", Expect("graded", total=(90, 100))),
+        ("round27/02-fair_block_per_row_shared_tree_columns_lane_atomics", Expect("graded", total=(95, 100))),
+        ("round28/01-subtle_zeroing_on_a_nonblocking_stream_of_its_own", FULL),
+        ("round28/02-subtle_device_sync_first_then_legacy_zeroing", FULL),
+        ("round28/03-fair_legacy_zeroing_joined_by_an_event", FULL),
+        ("round28/04-fair_work_on_other_streams_each_joined_by_events", FULL),
+        ("round28/05-fair_zeroes_copied_synchronously_from_pinned_memory", FULL),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -539,6 +562,18 @@ RED_TEAM = {
         ("round7/01-fair_horner_ilp4", FULL),
         ("round7/02-trick_warp_truncated_horner", Expect("graded", points={"step3.correct": 0}, total=(60, 60))),
         ("round7/03-subtle_double_int_offset", Expect("GPU error", points={"step1.correct": 0}, total=(0, 80))),
+        # Round 27: Kahan lanes that begin at their first term count it twice on rows shorter than a
+        # warp: step 2 now checks the compensated sums on step 1's shapes first. Two fair compensated
+        # sums. Round 28: the polynomial of one type on the legacy stream after a countdown set on the
+        # given stream: each function is shaken both ways (the parity is per function), so both fail.
+        ("round27/01-subtle_kahan_lane_seeded_with_its_first_term",
+         Expect("graded", points={"step2.accuracy": 0, "step2.speed": 0})),
+        ("round27/02-fair_block_per_row_kahan_two_sum_tree_fadd_rn", FULL),
+        ("round27/03-fair_neumaier_warp_per_row_1024_thread_blocks", Expect("graded", total=(95, 100))),
+        ("round28/01-subtle_float_horner_on_the_default_stream_after_a_countdown_on_stream",
+         Expect("graded", points={"step3.correct": 0})),
+        ("round28/02-subtle_double_horner_on_the_default_stream_after_a_countdown_on_stream",
+         Expect("graded", points={"step3.correct": 0})),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1
@@ -599,6 +634,17 @@ RED_TEAM = {
         # bytes with a copy taken at registration: the module is the build's own, and every call fails.
         ("round25/01-trick_constructor_module_loaded_from_the_runners_registered_fatbin_bytes",
          Expect("graded", points={"step4.correct": 0}, total=(0, 5), says=[MODULES_OF_ITS_OWN])),
+        # Round 27: fair variants (padded dynamic tiles, a template tile in the extern array chosen on
+        # the host, a zero-fill helper, double-buffered tiles); 05 is 03 with its helper named read,
+        # which the source scan refused until POSIX names were left to the imports. Files that skip the
+        # optional step 6 lose its points.
+        ("round27/01-fair_dynamic_padded_tiles_four_rows_per_thread", Expect("graded", total=(95, 100))),
+        ("round27/02-fair_template_tile_in_extern_shared_dispatch",
+         Expect("graded", points={"step6.speed": 0}, total=(85, 90))),
+        ("round27/03-fair_zero_fill_accessor_helper_named_at", Expect("graded", total=(95, 100))),
+        ("round27/04-fair_double_buffered_tiles_one_barrier_per_phase",
+         Expect("graded", points={"step6.speed": 0}, total=(85, 90))),
+        ("round27/05-fair_zero_fill_helper_named_read", Expect("graded", total=(95, 100))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1
@@ -621,6 +667,16 @@ RED_TEAM = {
         # Round 22: the window loads x past cols, into the guard zone after it, and never uses what it
         # read: no result shows it (an open limit, grader/README.md).
         ("round22/01-subtle_window_loads_x_past_cols", FULL),
+        # Round 27: the last window sized cols % 128, wrong where cols is a multiple of 128 (a 256 x 2048
+        # shape now); two fair windows; 04 is 03 with its methods named write and read (the scan's false
+        # positive). Round 28: the shared-x kernel only where a stream is busy at entry (the shake's wait),
+        # step 2's kernel in the timed runs: the timed runs are judged call by call, no speed points.
+        ("round27/01-subtle_last_window_width_from_cols_mod_window", Expect("graded", points={"step3.correct": 0})),
+        ("round27/02-fair_window_of_1024_in_dynamic_shared_loaded_by_a_loop", FULL),
+        ("round27/03-fair_window_struct_with_store_load_methods", FULL),
+        ("round27/04-fair_window_struct_write_read", FULL),
+        ("round28/01-trick_shared_x_only_while_the_stream_is_held",
+         Expect("graded", points={"step3.speed": 0}, total=(90, 90))),
     ],
 }
 

@@ -20,10 +20,11 @@
 /// m[r * width + c]. Every multiply computes c = a x b, writes all of c and
 /// nothing past it, enqueues its work on @p stream and returns without waiting.
 /// Widths go up to 16384 (so r * width + c fits in an int).
-/// @p stream is a non-blocking stream: work put anywhere else (on the default
-/// stream by cudaMemset, cudaMemcpy or a launch with no stream) is not ordered
-/// with it, and the grader's correctness checks hold the two for different
-/// times, so work that depends across them comes out wrong there.
+/// @p stream is a non-blocking stream: work enqueued anywhere else (on the
+/// default stream by cudaMemsetAsync or cudaMemcpyAsync without a stream, or by
+/// a launch with none; on a stream of your own) is not ordered with it, and the
+/// grader's correctness checks hold the default stream and @p stream for
+/// different times, so work that depends across them comes out wrong there.
 #pragma once
 
 #include <cuda_runtime.h>

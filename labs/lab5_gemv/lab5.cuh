@@ -21,10 +21,11 @@
 /// overwritten. Where A is row-major, element (r, c) is a[r * cols + c]; where
 /// it is column-major, a[c * rows + r]. Every function enqueues its work on
 /// @p stream and returns without waiting, and writes y[0..rows-1] and nothing else.
-/// @p stream is a non-blocking stream: work put anywhere else (on the default
-/// stream by cudaMemset, cudaMemcpy or a launch with no stream) is not ordered
-/// with it, and the grader's correctness checks hold the two for different
-/// times, so work that depends across them comes out wrong there.
+/// @p stream is a non-blocking stream: work enqueued anywhere else (on the
+/// default stream by cudaMemsetAsync or cudaMemcpyAsync without a stream, or by
+/// a launch with none; on a stream of your own) is not ordered with it, and the
+/// grader's correctness checks hold the default stream and @p stream for
+/// different times, so work that depends across them comes out wrong there.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -39,6 +39,8 @@ void measured(const std::string& student, const std::string& reference,
   row.ratio = ratio;
 }
 
+void unscored() { recorder().current().ratio.reset(); }
+
 void note(const std::string& text) { recorder().current().note = text; }
 
 void value(const std::string& name, double number) {
@@ -181,6 +183,11 @@ Launches StudentLaunches::since() const {
   return all;
 }
 
+std::vector<Launches> StudentLaunches::calls() const {
+  const std::vector<Launches>& log = remote::launch_log(remote::Side::student);
+  return std::vector<Launches>(log.begin() + static_cast<std::ptrdiff_t>(std::min(first_call_, log.size())), log.end());
+}
+
 namespace {
 
 // The code of kernel @p name in the student's build (nullptr: not found there).
@@ -226,13 +233,19 @@ std::string launched_method_missing(const StudentLaunches& launches, const std::
   if (!whole_build.empty() || !launched.watched || !student_code().unreadable.empty()) return whole_build;
   if (launched.unnamed > 0) return graph_launched(failure, function);
   if (launched.kernels.empty()) return format_text("%s: your %s launched no kernel", failure.c_str(), function.c_str());
-  const auto kernels = launched_code(launched);
-  if (std::any_of(kernels.begin(), kernels.end(), [has](const auto& kernel) { return kernel.second && has(*kernel.second); })) {
-    return "";
+  // Call by call: the method kernel launched only where the call was not timed, or only at some
+  // sizes, and other kernels doing the work elsewhere, is not the method (red team 28).
+  for (const Launches& call : launches.calls()) {
+    if (call.kernels.empty()) continue;
+    const auto kernels = launched_code(call);
+    if (std::any_of(kernels.begin(), kernels.end(), [has](const auto& kernel) { return kernel.second && has(*kernel.second); })) {
+      continue;
+    }
+    return format_text("%s: a kernel of your build %s, but not one a call of your %s launched (%s; %s)",
+                       failure.c_str(), property.c_str(), function.c_str(), readable_names(kernels).c_str(),
+                       student_code().read_as.c_str());
   }
-  return format_text("%s: a kernel of your build %s, but not one your %s launched (%s; %s)", failure.c_str(),
-                     property.c_str(), function.c_str(), readable_names(kernels).c_str(),
-                     student_code().read_as.c_str());
+  return "";
 }
 
 std::string launched_method_broken(const StudentLaunches& launches, const std::string& function,
@@ -262,10 +275,23 @@ SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(c
   const bool readable = student_code().unreadable.empty();
   // Unknown where either build cannot be read: then no kernel's fixed arrays are counted.
   const std::uint32_t reserved = readable ? shared_reserved_per_block().value_or(UINT32_MAX) : UINT32_MAX;
+  const auto staging_bytes = [&](const KernelLaunch& launch) -> std::uint32_t {
+    const KernelCode* code = readable ? code_of(launch.kernel) : nullptr;
+    if (readable && code == nullptr) return 0;  // code loaded at run time counts for nothing
+    return !readable || has(*code) ? launch.dynamic_shared_bytes : 0;
+  };
+  bool first_call = true;
+  for (const Launches& call : launches.calls()) {
+    if (call.kernels.empty()) continue;
+    std::uint32_t most_of_call = 0;
+    for (const KernelLaunch& launch : call.kernels) most_of_call = std::max(most_of_call, staging_bytes(launch));
+    use.least_dynamic_of_a_call = first_call ? most_of_call : std::min(use.least_dynamic_of_a_call, most_of_call);
+    first_call = false;
+  }
   for (const KernelLaunch& launch : launched.kernels) {
     const KernelCode* code = readable ? code_of(launch.kernel) : nullptr;
     if (readable && code == nullptr) continue;  // code loaded at run time counts for nothing
-    if (!readable || has(*code)) use.most_dynamic = std::max(use.most_dynamic, launch.dynamic_shared_bytes);
+    use.most_dynamic = std::max(use.most_dynamic, staging_bytes(launch));
     // Fixed arrays are fixed however they are written: stores through a generic address are not
     // staging by has() (red team 24), so every launched kernel counts here.
     if (code == nullptr || code->static_shared_bytes <= reserved) continue;

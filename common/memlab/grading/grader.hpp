@@ -55,6 +55,9 @@ void hint(const std::string& text);
 /// What the check measured, as people read it, and the student/reference time ratio.
 void measured(const std::string& student, const std::string& reference = "",
               std::optional<double> ratio = std::nullopt);
+/// The running check's time ratio, already measured, earns no points: its
+/// timed runs did the work another way than the step asks (before a FAIL).
+void unscored();
 /// A block of text shown below the report whatever the verdict, such as a table
 /// of what the check measured.
 void note(const std::string& text);
@@ -133,14 +136,18 @@ class StudentLaunches {
   StudentLaunches();
   /// Every launch since, of every call; watched only if every call was.
   Launches since() const;
+  /// The launches of each call since, one entry per call.
+  std::vector<Launches> calls() const;
 
  private:
   std::size_t first_call_;
 };
 
 /// method_missing() for the kernels @p function launched since @p launches was
-/// made: "" when one of them has the property (and some kernel of the build
-/// has it). Where the runner could not watch, the whole build is read instead,
+/// made: "" when every call that launched kernels launched one that has the
+/// property (and some kernel of the build has it); a call that does the work
+/// another way, in the timed runs say, fails it. Where the runner could not
+/// watch, the whole build is read instead,
 /// as method_missing() does; a call that launched a CUDA graph (its kernels
 /// unnamed) fails it.
 std::string launched_method_missing(const StudentLaunches& launches, const std::string& function,
@@ -161,6 +168,9 @@ struct SharedMemoryUse {
   /// one of them asked for; every launch counts where the build's code could
   /// not be read (0 where the runner could not watch).
   std::uint32_t most_dynamic = 0;
+  /// The same, call by call: the least, over the calls that launched kernels,
+  /// of the most one of that call's launches asked for.
+  std::uint32_t least_dynamic_of_a_call = 0;
   /// The most static shared memory (fixed `__shared__` arrays) a launched
   /// kernel of the build holds, whether it has the property or not, beyond
   /// what the GPU reserves in every block, which is read from the reference

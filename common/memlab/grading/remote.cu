@@ -39,6 +39,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <random>
 #include <optional>
 #include <set>
 #include <thread>
@@ -471,7 +472,7 @@ std::vector<unsigned char> send_and_wait(Side side, const std::vector<unsigned c
   return reply;
 }
 
-std::vector<unsigned char> request_of(Side side, Kind kind) {
+std::vector<unsigned char> request_of(Side side, Kind kind, const Preamble& preamble = Preamble{}) {
   Runner& runner = runner_of(side);
   Writer out;
   out.raw<std::uint8_t>(kind);
@@ -487,12 +488,11 @@ std::vector<unsigned char> request_of(Side side, Kind kind) {
   }
   out.raw<std::uint32_t>(static_cast<std::uint32_t>(released.size()));
   for (std::uint64_t id : released) out.raw(id);
-  out.raw<std::uint8_t>(next_preamble.flush_l2);
-  out.raw<std::int32_t>(next_preamble.hold_microseconds);
-  out.raw<std::uint8_t>(next_preamble.time_each_launch);
-  out.raw<std::int32_t>(next_preamble.shake_stream_microseconds);
-  out.raw<std::int32_t>(next_preamble.shake_legacy_microseconds);
-  next_preamble = Preamble{};
+  out.raw<std::uint8_t>(preamble.flush_l2);
+  out.raw<std::int32_t>(preamble.hold_microseconds);
+  out.raw<std::uint8_t>(preamble.time_each_launch);
+  out.raw<std::int32_t>(preamble.shake_stream_microseconds);
+  out.raw<std::int32_t>(preamble.shake_legacy_microseconds);
   return out.bytes();
 }
 
@@ -513,9 +513,7 @@ constexpr int kBaseSamples = 31;
 void measure_base() {
   const Phase phase("measure_base");
   start_runner(Side::base);
-  const Preamble for_the_call = next_preamble;
   const std::vector<unsigned char> request = request_of(Side::base, kEmptyKernel);
-  next_preamble = for_the_call;
   double ms = 0.0;
   check_reply(Side::base, send_and_wait(Side::base, request, &ms));
   recent_bases_ms.push_back(ms);
@@ -714,10 +712,14 @@ namespace {
 // the legacy stream scored 100, run 95). So before each untimed call of the student's, the runner
 // holds both streams, for different times and the longer one in turn: whichever way the work
 // depends across them, in half the calls the dependent work runs first and the result is wrong.
-// Work ordered on the given stream only waits. Timed calls are not held this way.
-Preamble order_shake() {
-  static bool legacy_longer = false;
-  legacy_longer = !legacy_longer;
+// Work ordered on the given stream only waits. Timed calls are not held this way. The longer
+// stream alternates call by call of each function, from a start drawn per function: a check
+// that calls two functions in turn still shakes each both ways (red team 28).
+Preamble order_shake(std::uint32_t function) {
+  static std::map<std::uint32_t, bool> legacy_longer_by_function;
+  auto [it, first] = legacy_longer_by_function.try_emplace(function, false);
+  it->second = first ? std::random_device{}() % 2 == 0 : !it->second;
+  const bool legacy_longer = it->second;
   constexpr int kShortUs = 20, kLongUs = 500;
   Preamble shake;
   shake.shake_stream_microseconds = legacy_longer ? kShortUs : kLongUs;
@@ -727,11 +729,12 @@ Preamble order_shake() {
 }  // namespace
 
 std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments) {
+  Preamble preamble = std::exchange(next_preamble, Preamble{});  // before a runner's start makes calls of its own
   start_runner(side);
   // The runner reads what the grader just wrote: the grader's GPU work must be done first.
   MEMLAB_CHECK(cudaDeviceSynchronize());
   RemoteClock& clock = remote_clock();
-  if (side == Side::student && !clock.running() && next_preamble.empty()) next_preamble = order_shake();
+  if (side == Side::student && !clock.running() && preamble.empty()) preamble = order_shake(index);
   if (clock.running()) {
     // Idle first: warming the base runner would otherwise wait out, inside
     // samples the median drops, work the student's code left running (red team 10).
@@ -739,7 +742,7 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
     warm_spawned_runners();
     measure_base();
   }
-  std::vector<unsigned char> request = request_of(side, kCall);
+  std::vector<unsigned char> request = request_of(side, kCall, preamble);
   Writer tail;
   tail.raw(index);
   request.insert(request.end(), tail.bytes().begin(), tail.bytes().end());
@@ -769,10 +772,11 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
 const std::vector<Launches>& launch_log(Side side) { return launch_logs()[static_cast<int>(side)]; }
 
 RunnerTimes time_calls_in_runner(Side side, std::uint32_t index, const Writer& arguments, int count) {
+  const Preamble preamble = std::exchange(next_preamble, Preamble{});
   start_runner(side);
   MEMLAB_CHECK(cudaDeviceSynchronize());
   require_idle_gpu();
-  std::vector<unsigned char> request = request_of(side, kTimeCalls);
+  std::vector<unsigned char> request = request_of(side, kTimeCalls, preamble);
   Writer tail;
   tail.raw(index);
   tail.raw<std::int32_t>(count);
@@ -852,6 +856,22 @@ __global__ void wait_kernel(unsigned long long nanoseconds) {
   while (now() - start < nanoseconds) __nanosleep(1000);
 }
 
+}  // namespace
+
+// Kernels, not host functions: the runtime may run a process's host functions one after another
+// on one thread, and a stream's hold would then end when another's did (run 115). Enqueued once
+// the call's buffers are mapped, so that nothing the mapping waits for uses up the hold.
+void shake_streams(const CallOptions& options) {
+  const auto wait = [](int microseconds, cudaStream_t stream) {
+    if (microseconds > 0) wait_kernel<<<1, 1, 0, stream>>>(1000ull * static_cast<unsigned>(microseconds));
+  };
+  wait(options.shake_stream_microseconds, own_stream);
+  wait(options.shake_legacy_microseconds, cudaStreamLegacy);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+namespace {
+
 // When the last call's hold was over (CallOptions::hold_over_ns), set from the stream itself.
 std::atomic<std::int64_t> hold_over_ns{0};
 void mark_hold_over(void*) { hold_over_ns.store(steady_now_ns()); }
@@ -923,8 +943,8 @@ int serve(int socket, const Handlers& handlers, const void* api) {
       const auto hold = in.raw<std::int32_t>();
       CallOptions options;
       options.time_each_launch = in.raw<std::uint8_t>() != 0;
-      const auto shake_stream = in.raw<std::int32_t>();
-      const auto shake_legacy = in.raw<std::int32_t>();
+      options.shake_stream_microseconds = std::clamp(in.raw<std::int32_t>(), 0, 100000);
+      options.shake_legacy_microseconds = std::clamp(in.raw<std::int32_t>(), 0, 100000);
       if (handlers.prepare != nullptr) handlers.prepare(options);
       if (flush) flusher.flush(own_stream);
       if (hold > 0) {
@@ -933,11 +953,6 @@ int serve(int socket, const Handlers& handlers, const void* api) {
         MEMLAB_CHECK(cudaLaunchHostFunc(own_stream, mark_hold_over, nullptr));
         options.hold_over_ns = &hold_over_ns;
       }
-      // Kernels, not host functions: the runtime may run a process's host functions one after
-      // another on one thread, and a stream's hold would then end when another's did (run 115).
-      if (shake_stream > 0) wait_kernel<<<1, 1, 0, own_stream>>>(1000ull * std::min(shake_stream, 100000));
-      if (shake_legacy > 0) wait_kernel<<<1, 1, 0, cudaStreamLegacy>>>(1000ull * std::min(shake_legacy, 100000));
-      MEMLAB_CHECK_LAUNCH();
       Writer out;
       out.raw<std::uint8_t>(kOk);
       if (kind == kCall) {

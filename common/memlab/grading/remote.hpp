@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -352,9 +353,10 @@ struct Invoke;
 
 template <typename R, typename... A>
 struct Invoke<R (*)(A...)> {
-  static void run(R (*function)(A...), Reader& in, Writer& out) {
+  static void run(R (*function)(A...), Reader& in, Writer& out, const std::function<void()>& just_before) {
     // Braces evaluate left to right: arguments are read in the order they were written.
     std::tuple<std::decay_t<A>...> arguments{Codec<std::decay_t<A>>::get(in)...};
+    if (just_before) just_before();
     if constexpr (std::is_void_v<R>) {
       std::apply(function, arguments);
     } else {
@@ -364,10 +366,11 @@ struct Invoke<R (*)(A...)> {
 };
 
 template <typename Api, std::size_t... I>
-void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out, std::index_sequence<I...>) {
+void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out, const std::function<void()>& just_before,
+              std::index_sequence<I...>) {
   const auto table = fields(api);
   const bool found =
-      ((index == I ? (Invoke<Field<Api, I>>::run(std::get<I>(table), in, out), true) : false) || ...);
+      ((index == I ? (Invoke<Field<Api, I>>::run(std::get<I>(table), in, out, just_before), true) : false) || ...);
   if (!found) throw std::runtime_error("no function number " + std::to_string(index) + " in this lab");
 }
 
@@ -381,10 +384,12 @@ const Api& stub_table() {
 }
 
 /// Runner side: calls function number @p index of @p api with the arguments in
-/// @p in and writes its result to @p out.
+/// @p in and writes its result to @p out; @p just_before runs once the
+/// arguments are read (their buffers mapped), right before the function.
 template <typename Api>
-void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out) {
-  detail::dispatch(api, index, in, out, std::make_index_sequence<field_count<Api>()>{});
+void dispatch(const Api& api, std::uint32_t index, Reader& in, Writer& out,
+              const std::function<void()>& just_before = nullptr) {
+  detail::dispatch(api, index, in, out, just_before, std::make_index_sequence<field_count<Api>()>{});
 }
 
 /// What a runner does before the next call it is sent, so that short kernels
@@ -516,7 +521,12 @@ struct CallOptions {
   /// over, by steady_now_ns(), once the GPU got past it (0 until then). A
   /// first launch after it waited for the stream first.
   const std::atomic<std::int64_t>* hold_over_ns = nullptr;
+  int shake_stream_microseconds = 0;  ///< Preamble::shake_stream_microseconds
+  int shake_legacy_microseconds = 0;  ///< Preamble::shake_legacy_microseconds
 };
+/// Runner side: the order shake's waits on the runner's stream and on the
+/// legacy default stream (CallOptions), enqueued just before a lab function runs.
+void shake_streams(const CallOptions& options);
 /// Runner side: what serve() does with each call.
 struct Handlers {
   /// calls function @p index of @p api with the arguments in @p in, its result to @p out

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -40,7 +41,7 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   // Kernels launched between calls by this thread are the runner's own probes: not this call's. What
   // other threads launched since the last call is reported with this one; modules the build loaded
   // itself are reported with every call (launch_watch.hpp).
-  const memlab::grading::Launches between = memlab::grading::take_launches(memlab::grading::fatbins_registered());
+  memlab::grading::Launches between = memlab::grading::take_launches(memlab::grading::fatbins_registered());
   static bool first_call = true;  // the diagnostic is read once, not on every call
   if (std::exchange(first_call, false) && std::getenv("MEMLAB_TRACE_MODULES") != nullptr) {
     std::fprintf(stderr,
@@ -50,7 +51,14 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   }
   if (options.time_each_launch) memlab::grading::time_each_launch();
   remote::Writer result;
-  remote::dispatch(*static_cast<const Api*>(api), index, in, result);
+  const auto shake = [&] {
+    remote::shake_streams(options);
+    // The shake's kernels are the runner's own, as the probes between calls are.
+    between.from_other_threads +=
+        memlab::grading::take_launches(memlab::grading::fatbins_registered()).from_other_threads;
+  };
+  const bool shaken = options.shake_stream_microseconds > 0 || options.shake_legacy_microseconds > 0;
+  remote::dispatch(*static_cast<const Api*>(api), index, in, result, shaken ? std::function<void()>(shake) : nullptr);
   memlab::grading::Launches during = memlab::grading::take_launches(memlab::grading::fatbins_registered());
   during.from_other_threads += between.from_other_threads;  // modules_loaded counts since the runner began
   if (options.hold_over_ns != nullptr && during.first_launch_ns != 0) {

@@ -36,9 +36,10 @@ const lab2::Api& reference() { return grading::reference<lab2::Api>(); }
 // Rectangular (a swapped index fails), not multiples of any block size, one row, one column.
 const std::vector<MatrixShape> kStep1Shapes = {{1, 1},    {1, 1000},  {1000, 1}, {37, 1000},
                                                {1000, 37}, {300, 257}, {4097, 33}, {2049, 3001}};
-// Step 3's kernels split the work differently: very long and very short rows too.
-const std::vector<MatrixShape> kStep3Shapes = {{1, 1},     {1, 1000},   {1000, 1},   {37, 1000},
-                                               {1000, 37}, {3, 100001}, {100001, 3}, {2049, 3001}};
+// Step 3's kernels split the work differently: very long and very short rows too, and one whose
+// sizes are multiples of every power of two up to 2048, where no tile is partial.
+const std::vector<MatrixShape> kStep3Shapes = {{1, 1},      {1, 1000},   {1000, 1},    {37, 1000}, {1000, 37},
+                                               {3, 100001}, {100001, 3}, {256, 2048}, {2049, 3001}};
 
 void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes) {
   const std::string problem = grading::check_sums_on_shapes(sum, axis, shapes);

@@ -49,8 +49,9 @@ constexpr MatrixShape kAccuracyShape = {128, kSpreadCols};
 const lab3::Api& student() { return grading::student<lab3::Api>(); }
 const lab3::Api& reference() { return grading::reference<lab3::Api>(); }
 
-const std::vector<MatrixShape> kShapes = {{1, 1},     {1, 1000},   {1000, 1},   {37, 1000},
-                                          {1000, 37}, {3, 100001}, {100001, 3}, {2049, 3001}};
+// And one whose sizes are multiples of every power of two up to 2048, where no tile is partial.
+const std::vector<MatrixShape> kShapes = {{1, 1},      {1, 1000},   {1000, 1},    {37, 1000}, {1000, 37},
+                                          {3, 100001}, {100001, 3}, {2049, 3001}, {256, 2048}};
 
 // Each row's error, in u.
 std::vector<double> errors_in_u(const std::vector<double>& got, const std::vector<long double>& exact) {
@@ -140,6 +141,16 @@ TEST_CASE("compensated float sums are as accurate as a few roundings", "[step2][
   grading::hint("Kahan: y = x - c; t = sum + y; c = (t - sum) - y; sum = t. Keep c per thread, and when "
                 "the threads' partial sums are added, add their compensations too (or subtract each "
                 "thread's c from its sum first).");
+  // Right on every shape first, as step 1's sums are: short rows and rows of one value too (red
+  // team 27's Kahan sum that began each lane at its first term counted that term twice on rows
+  // shorter than a warp, which step 2's long rows never have).
+  {
+    const grading::StudentLaunches shapes;
+    const std::string wrong = grading::check_sums_on_shapes(student().row_sums_compensated, SumAxis::rows, kShapes);
+    if (!wrong.empty()) FAIL("wrong sums: " << wrong);
+    const std::string method = compensated_in_double(shapes);
+    if (!method.empty()) FAIL(method);
+  }
   const MatrixShape shape = kAccuracyShape;
   const std::size_t count = shape.rows * shape.cols;
   std::vector<float> values(count);

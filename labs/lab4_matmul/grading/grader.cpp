@@ -110,8 +110,17 @@ TEST_CASE("tiled multiply keeps up with the reference", "[step2][speed][timing]"
   grading::hint("Index the tiles [ty][k] and [k][tx]: a warp (two rows of the block) then reads two words "
                 "of a_tile, each a broadcast, and 16 consecutive words of b_tile (no bank conflicts).");
   const int width = kTimingWidth;
+  const grading::StudentLaunches timed;
   const grading::SpeedComparison result =
       time_against_reference(student().matmul_tiled, reference().matmul_tiled, width);
+  // The timed runs are judged as step 2's correctness check judged its calls: each must launch a tiled kernel.
+  const std::string method =
+      grading::launched_method_missing(timed, "matmul_tiled", grading::uses_shared_memory, "uses shared memory",
+                                       "in the timed runs, a tiled multiply stages its tiles in __shared__ arrays");
+  if (!method.empty()) {
+    grading::unscored();
+    FAIL(method);
+  }
   const grading::SpeedComparison over_naive = grading::compare_speed(
       work_of(student().matmul_tiled, width), work_of(reference().matmul_naive, width), 1e9);
   const double speedup = 1.0 / over_naive.ratio;
@@ -176,12 +185,12 @@ std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile
   const grading::SharedMemoryUse use = grading::shared_memory_use(launches, grading::uses_shared_memory);
   if (!use.watched) return "";
   const auto tile_bytes = static_cast<std::uint32_t>(tile * tile * sizeof(float));
-  if (use.most_dynamic < 2 * tile_bytes) {
-    return format_text("tile width %d: no kernel your matmul_dynamic launched that stages data in shared memory was "
-                       "given the two tiles' %u bytes of dynamic shared memory (the most asked for: %u bytes). The "
-                       "tiles must live in one extern __shared__ array sized by the launch's third parameter, not "
-                       "in fixed __shared__ arrays",
-                       tile, 2 * tile_bytes, use.most_dynamic);
+  if (use.least_dynamic_of_a_call < 2 * tile_bytes) {
+    return format_text("tile width %d: in a call of your matmul_dynamic, no kernel it launched that stages data in "
+                       "shared memory was given the two tiles' %u bytes of dynamic shared memory (the most asked "
+                       "for in that call: %u bytes). The tiles must live in one extern __shared__ array sized by "
+                       "the launch's third parameter, not in fixed __shared__ arrays",
+                       tile, 2 * tile_bytes, use.least_dynamic_of_a_call);
   }
   if (use.most_static >= tile_bytes) {
     return format_text("tile width %d: your matmul_dynamic launched %s, which holds %u bytes of fixed __shared__ "
@@ -225,8 +234,14 @@ TEST_CASE("the dynamic-tile multiply keeps up with the reference", "[step4][spee
   const auto with_tile = [](decltype(&lab4::matmul_dynamic) dynamic, int t) -> Multiply {
     return [dynamic, t](const float* a, const float* b, float* c, int w, cudaStream_t s) { dynamic(a, b, c, w, t, s); };
   };
+  const grading::StudentLaunches timed;
   const grading::SpeedComparison result = time_against_reference(
       with_tile(student().matmul_dynamic, tile), with_tile(reference().matmul_dynamic, reference_tile), width);
+  const std::string fixed_tiles = tiles_not_dynamic(timed, tile);
+  if (!fixed_tiles.empty()) {
+    grading::unscored();
+    FAIL("in the timed runs, " << fixed_tiles);
+  }
   add_to_roofline({format_text("dynamic %d (step 4)", tile), tile / 4.0, gflops(width, result.student_ms), width});
 
   const auto dynamic_gflops = [&](int t) {

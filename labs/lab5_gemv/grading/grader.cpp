@@ -35,8 +35,10 @@ namespace {
 // measured again once before failing).
 constexpr double kSpeedLimit = grading::kSpeedLimit;
 
-const std::vector<MatrixShape> kShapes = {{1, 1},     {1, 1000},    {1000, 1},    {37, 1000},
-                                          {1000, 37}, {129, 4097},  {4097, 129},  {3000, 3001}};
+// Odd sizes for partial blocks and windows; and one whose sizes are multiples of every power of
+// two up to 2048, where a last window is whole (red team 27 sized it cols % 128: 0 there).
+const std::vector<MatrixShape> kShapes = {{1, 1},      {1, 1000},   {1000, 1},   {37, 1000},  {1000, 37},
+                                          {129, 4097}, {4097, 129}, {3000, 3001}, {256, 2048}};
 
 const lab5::Api& student() { return grading::student<lab5::Api>(); }
 const lab5::Api& reference() { return grading::reference<lab5::Api>(); }
@@ -152,8 +154,17 @@ TEST_CASE("x through shared memory keeps up with the reference", "[step3][speed]
   grading::hint("One window load per thread per block width of columns, two barriers per window, and the "
                 "same coalesced reads of A as step 2.");
   const lab5::Layout column = lab5::Layout::column_major;
+  const grading::StudentLaunches timed;
   const grading::SpeedComparison result =
       time_against_reference(student().gemv_shared_x, column, reference().gemv_shared_x, column);
+  // The timed runs are judged as step 3's correctness check judged its calls (red team 28).
+  const std::string method =
+      grading::launched_method_missing(timed, "gemv_shared_x", grading::uses_shared_memory, "uses shared memory",
+                                       "in the timed runs, step 3 stages each window of x in a __shared__ array");
+  if (!method.empty()) {
+    grading::unscored();
+    FAIL(method);
+  }
   GemvProblem& p = problem(timing_shape());
   const double plain_ms = grading::median_milliseconds(p.work(student().gemv_column_major, column));
   grading::value("shared_over_plain_time_ratio", result.student_ms / plain_ms);

@@ -1,0 +1,186 @@
+// Red team 28, lab 2, file 05: fair (a control for false failures, and for lab2.cuh's new wording).
+// column_sums zeroes `sums` with a plain cudaMemcpy from a pinned buffer of zeroes (cudaMallocHost,
+// kept and grown across calls), then launches the split kernel on `stream`. cudaMemcpy runs on the
+// legacy default stream, but CUDA's "API synchronization behavior" documents that "for transfers
+// from pinned host memory to device memory, the function is synchronous with respect to the host":
+// it returns once the zeroes are in `sums`, before the kernel is even enqueued. The work is ordered
+// (by the host), and the result is right whatever the streams do.
+//
+// Targets: the order shake (common/memlab/grading/remote.cu:710-727, :936-940) and lab2.cuh's new
+// sentence, which names cudaMemcpy among the operations that are "not ordered" with `stream` and
+// "come out wrong" in the correctness checks. Shaken with the legacy stream held longer: the copy
+// waits out the 500 us legacy wait kernel on the host, completes, and only then is the kernel
+// enqueued (`stream`'s 20 us hold is over): right. Held the other way: the copy completes at ~20 us
+// and the kernel waits until ~500 us: right. Only delays. Timed calls (not shaken) pay the blocking copy:
+// ~10-30 us of PCIe round trip for 64 KB against ~0.35 ms of sums on an H100 (1.03-1.09x).
+//
+// Predicted now: graded, 100 (the timed ratio stays under 1.25x). Correct: 100. Confidence: high on
+// correctness; medium on the speed margin. The header's sentence is too broad: synchronous copies
+// (pinned host to device, device to host) are ordered by the host, and a student who reads the
+// header may take this fair code for a race (or the reverse, a pageable copy for a fair one).
+
+#include "lab2.cuh"
+
+#include <memlab/cuda_check.cuh>
+#include <memlab/launch.cuh>
+
+#include <algorithm>
+#include <cstring>
+
+namespace lab2 {
+
+namespace {
+
+// Zeroes in pinned host memory, kept across calls and grown as needed.
+const float* pinned_zeroes(std::size_t count) {
+  static float* zeroes = nullptr;
+  static std::size_t held = 0;
+  if (count > held) {
+    if (zeroes != nullptr) MEMLAB_CHECK(cudaFreeHost(zeroes));
+    MEMLAB_CHECK(cudaMallocHost(&zeroes, count * sizeof(float)));
+    std::memset(zeroes, 0, count * sizeof(float));
+    held = count;
+  }
+  return zeroes;
+}
+
+constexpr int kThreadsPerBlock = 256;
+constexpr int kWarpSize = 32;
+
+std::size_t blocks_for(std::size_t threads) { return (threads + kThreadsPerBlock - 1) / kThreadsPerBlock; }
+
+// ---- Step 1: one thread per row or column -------------------------------
+
+// Memory pattern: thread t walks along row t. At each step the 32 threads of a
+// warp load from 32 different rows, cols * 4 bytes apart: 32 sectors per
+// request, of which 4 bytes each are used. Only `rows` threads run.
+__global__ void row_sums_thread_per_row_kernel(const float* matrix, float* sums, std::size_t rows,
+                                               std::size_t cols) {
+  const std::size_t row = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (row >= rows) return;
+  float sum = 0.0f;
+  for (std::size_t c = 0; c < cols; ++c) sum += matrix[row * cols + c];
+  sums[row] = sum;
+}
+
+// Memory pattern: thread t walks down column t. At each step the 32 threads of
+// a warp load 32 neighbouring floats of one row: 128 bytes, 4 sectors, every
+// byte used. Coalesced, but still only `cols` threads run.
+__global__ void column_sums_thread_per_column_kernel(const float* matrix, float* sums,
+                                                     std::size_t rows, std::size_t cols) {
+  const std::size_t col = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (col >= cols) return;
+  float sum = 0.0f;
+  for (std::size_t r = 0; r < rows; ++r) sum += matrix[r * cols + col];
+  sums[col] = sum;
+}
+
+// ---- Step 3: coalesced and parallel -------------------------------------
+
+constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
+
+// Memory pattern: one warp per row. Lane l loads columns l, l + 32, l + 64, ...,
+// so at every step the warp loads 32 neighbouring floats of its row (4 sectors,
+// every byte used), and rows / 8 blocks keep every SM busy. The 32 partial sums
+// are then added across the warp with shuffles, without touching memory.
+__global__ void row_sums_warp_per_row_kernel(const float* __restrict__ matrix, float* __restrict__ sums,
+                                             std::size_t rows, std::size_t cols) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const std::size_t row = blockIdx.x * static_cast<std::size_t>(kWarpsPerBlock) + threadIdx.x / kWarpSize;
+  if (row >= rows) return;  // the whole warp leaves together: the shuffles below need all 32 lanes
+  const float* line = matrix + row * cols;
+  float sum = 0.0f;
+  for (std::size_t c = lane; c < cols; c += kWarpSize) sum += line[c];
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane == 0) sums[row] = sum;
+}
+
+// A block covers kTileColumns neighbouring columns and one chunk of rows.
+constexpr int kTileColumns = 32;                               // one warp's width: coalesced loads
+constexpr int kRowLanes = kThreadsPerBlock / kTileColumns;     // threads down each column in a block
+
+// Memory pattern: thread (column_in_tile, row_lane) of a block sums rows
+// first + row_lane, first + row_lane + 8, ... of one column. The 32 threads of
+// a warp share row_lane and take 32 neighbouring columns, so each load is 128
+// contiguous bytes. Splitting the rows into chunks gives cols / 32 * chunks
+// blocks, enough to fill the GPU even when there are few columns. Each block
+// adds its 8 partial sums per column in shared memory and then adds the result
+// to sums[col] with one atomicAdd: chunks of the same column meet there.
+__global__ void column_sums_split_kernel(const float* __restrict__ matrix, float* __restrict__ sums,
+                                         std::size_t rows, std::size_t cols, std::size_t rows_per_chunk) {
+  __shared__ float partial[kRowLanes][kTileColumns];
+  const unsigned column_in_tile = threadIdx.x % kTileColumns;
+  const unsigned row_lane = threadIdx.x / kTileColumns;
+  const std::size_t col = blockIdx.x * static_cast<std::size_t>(kTileColumns) + column_in_tile;
+  const std::size_t first = blockIdx.y * rows_per_chunk;
+  const std::size_t end = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
+  float sum = 0.0f;
+  if (col < cols) {
+    for (std::size_t r = first + row_lane; r < end; r += kRowLanes) sum += matrix[r * cols + col];
+  }
+  partial[row_lane][column_in_tile] = sum;
+  __syncthreads();  // every partial sum written before row lane 0 reads them
+  if (row_lane == 0 && col < cols) {
+    float total = 0.0f;
+    for (int lane = 0; lane < kRowLanes; ++lane) total += partial[lane][column_in_tile];
+    atomicAdd(&sums[col], total);
+  }
+}
+
+}  // namespace
+
+void row_sums_thread_per_row(const float* matrix, float* sums, std::size_t rows, std::size_t cols,
+                             cudaStream_t stream) {
+  if (rows == 0) return;
+  row_sums_thread_per_row_kernel<<<blocks_for(rows), kThreadsPerBlock, 0, stream>>>(matrix, sums, rows, cols);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+void column_sums_thread_per_column(const float* matrix, float* sums, std::size_t rows,
+                                   std::size_t cols, cudaStream_t stream) {
+  if (cols == 0) return;
+  column_sums_thread_per_column_kernel<<<blocks_for(cols), kThreadsPerBlock, 0, stream>>>(matrix, sums,
+                                                                                          rows, cols);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+int sectors_per_request(Access access) {
+  // A sector is 32 bytes: 8 floats. The warp asks for 32 floats; what counts is
+  // how many different sectors their addresses fall in.
+  switch (access) {
+    case Access::consecutive: return 4;         // 128 contiguous, aligned bytes: sectors 0-3 of one line
+    case Access::offset_by_two: return 5;       // 2 floats in the sector before, 30 in the next four
+    case Access::same_address: return 1;        // one float, one sector, broadcast to all threads
+    case Access::random: return 32;             // in 400 MB, two threads almost never share a sector
+    case Access::row_per_thread: return 32;     // rows are 64 KiB apart: one sector per thread
+    case Access::column_per_thread: return 4;   // 32 neighbouring floats of one row
+  }
+  return 0;
+}
+
+void row_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols, cudaStream_t stream) {
+  if (rows == 0) return;
+  const std::size_t blocks = (rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  row_sums_warp_per_row_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(matrix, sums, rows, cols);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+void column_sums(const float* matrix, float* sums, std::size_t rows, std::size_t cols,
+                 cudaStream_t stream) {
+  if (cols == 0) return;
+  // Synchronous with respect to the host (pinned source): the zeroes are in place when it returns.
+  MEMLAB_CHECK(cudaMemcpy(sums, pinned_zeroes(cols), cols * sizeof(float), cudaMemcpyHostToDevice));
+  if (rows == 0) return;
+  // Aim for about 16 blocks per SM, two waves of the 8 that fit at once, so that
+  // DRAM always has loads in flight; never chunks of fewer than 64 rows.
+  const std::size_t column_tiles = (cols + kTileColumns - 1) / kTileColumns;
+  const std::size_t wanted_blocks = std::size_t{16} * memlab::multiprocessor_count();
+  const std::size_t chunks = std::clamp<std::size_t>(wanted_blocks / column_tiles, 1,
+                                                     std::max<std::size_t>(1, rows / 64));
+  const std::size_t rows_per_chunk = (rows + chunks - 1) / chunks;
+  const dim3 grid(static_cast<unsigned>(column_tiles), static_cast<unsigned>(chunks));
+  column_sums_split_kernel<<<grid, kThreadsPerBlock, 0, stream>>>(matrix, sums, rows, cols, rows_per_chunk);
+  MEMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace lab2
