@@ -414,6 +414,9 @@ RED_TEAM = {
         ("round27/02-fair_chained_blocking_sync_events_1024_threads", FULL),
         ("round27/03-fair_float4_ldg_occupancy_grid_events_made_in_loop", FULL),
         ("round27/05-subtle_size_t_index_from_a_32_bit_product", FULL),
+        # cudaGetDeviceProperties in every vector_add: cheap enough on an H100 with driver 580 to hold up
+        # no launch (run 117: 100); where the query is slow, the launches would run at the host's pace.
+        ("round27/04-fair_device_properties_queried_in_every_vector_add", FULL),
         ("round27/06-fair_stream_query_probe_reverse_read_occupancy_each_call", FULL),
     ],
     "lab2": [
@@ -547,8 +550,10 @@ RED_TEAM = {
         # of the build. Each fails step 2: launches from other threads and modules loaded once
         # calls are made fail the call, and the compensated sums are asked for first. The module
         # stays loaded, so since session 15 every later call fails too (run 101: 35).
+        # (Since session 17 step 2 first checks the compensated sums on step 1's shapes: the thread's
+        # late launches can land in step 3's first call, which then fails too: 55 in run 118.)
         ("round21/01-trick_double_kernel_launched_after_the_watch_window",
-         Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+         Expect("graded", points={"step2.accuracy": 0}, total=(35, 75))),
         ("round21/02-trick_compensated_sums_kept_from_row_sums_double",
          Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         ("round21/03-trick_run_time_kernel_named_as_the_builds_kahan_kernel",
@@ -602,8 +607,9 @@ RED_TEAM = {
         # width, no launch given the tiles' bytes: step4.correct fails (the launch watch reads them).
         ("round22/01-fair_tiles_loaded_by_pipeline_memcpy_async", Expect("graded", points={"step2.correct": 15},
                                                                          total=(90, 100))),
-        ("round22/02-subtle_dynamic_step_dispatches_to_static_tiles", Expect("graded", points={"step4.correct": 0},
-                                                                             total=(80, 90))),
+        # Its timed runs use the fixed tiles too, so since session 17 its step 4 speed is unscored (run 117).
+        ("round22/02-subtle_dynamic_step_dispatches_to_static_tiles",
+         Expect("graded", points={"step4.correct": 0, "step4.speed": 0}, total=(75, 85))),
         # Round 23: an empty kernel launched only to ask for the tiles' bytes does not count (it stages
         # nothing in shared memory); nor do fixed tiles in a kernel that also asks for the bytes (its
         # static shared memory, since session 15); a fair file through cudaLaunchKernelExC with padded tiles.

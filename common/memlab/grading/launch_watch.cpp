@@ -107,6 +107,7 @@ constexpr std::size_t kRecordBufferBytes = 1 << 20;
 struct KernelTimes {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
+  std::uint32_t stream_id = 0;  // CUPTI's id of the stream it ran on
 };
 std::mutex records_guard;                             // CUPTI delivers buffers from a thread of its own
 std::map<std::uint32_t, KernelTimes> kernel_records;  // by correlation id
@@ -129,7 +130,7 @@ void CUPTIAPI take_buffer(CUcontext, std::uint32_t, std::uint8_t* buffer, std::s
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
       if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
       const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      kernel_records[kernel->correlationId] = {kernel->start, kernel->end};
+      kernel_records[kernel->correlationId] = {kernel->start, kernel->end, kernel->streamId};
     }
   }
   std::free(buffer);
@@ -153,6 +154,7 @@ void read_times(const std::vector<TimedLaunch>& launches, std::vector<KernelLaun
     if (found == kernel_records.end() || found->second.end_ns < found->second.start_ns) continue;
     kernels[launch.launch].started_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.start_ns - origin));
     kernels[launch.launch].ended_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.end_ns - origin));
+    kernels[launch.launch].stream_id = found->second.stream_id;
   }
   kernel_records.clear();
 }

@@ -45,6 +45,7 @@ struct KernelLaunch {
   /// timed launch of the call began. Negative where not timed.
   float started_ms = -1.0f;
   float ended_ms = -1.0f;  ///< see started_ms
+  std::uint32_t stream_id = 0;  ///< where timed: CUPTI's id of the stream the kernel ran on
 };
 
 /// The kernels one call of a lab function launched, as the runner's watch saw them.

@@ -209,12 +209,13 @@ struct Codec<std::string> {
 /// One launch a call made (launch_watch.hpp).
 template <>
 struct Codec<KernelLaunch> {
-  /// Writes the kernel's name, the dynamic shared memory the launch asked for, then its times.
+  /// Writes the kernel's name, the dynamic shared memory the launch asked for, its times and stream.
   static void put(Writer& out, const KernelLaunch& launch) {
     Codec<std::string>::put(out, launch.kernel);
     out.raw(launch.dynamic_shared_bytes);
     out.raw(launch.started_ms);
     out.raw(launch.ended_ms);
+    out.raw(launch.stream_id);
   }
   /// Reads them.
   static KernelLaunch get(Reader& in) {
@@ -223,6 +224,7 @@ struct Codec<KernelLaunch> {
     launch.dynamic_shared_bytes = in.raw<std::uint32_t>();
     launch.started_ms = in.raw<float>();
     launch.ended_ms = in.raw<float>();
+    launch.stream_id = in.raw<std::uint32_t>();
     return launch;
   }
 };
