@@ -73,6 +73,19 @@ def _kill_group(process: subprocess.Popen) -> None:
         pass
 
 
+def _wait_group_gone(process: subprocess.Popen, seconds: float = 2.0) -> None:
+    """Waits (at most @p seconds) until no process of @p process's group is left. A killed
+    member holds what it inherited, OUT's lock among it, until it has exited: a --resume
+    right after a Ctrl-C found OUT still locked (CI, session 17)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.01)
+
+
 def _read(fd: int) -> Optional[bytes]:
     """Up to 64 KiB from a non-blocking pipe: b"" at its end, None if nothing is there yet."""
     try:
@@ -99,6 +112,7 @@ def run_limited(command: Sequence[str], *, log_path: str, time_limit: float, out
     finally:
         _kill_group(process)  # a stopped or leftover process of the group, or all of it on an interrupt
         process.wait()
+        _wait_group_gone(process)
         process.stdout.close()
         _running.discard(process)
     seconds = time.monotonic() - started
