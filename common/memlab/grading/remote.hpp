@@ -402,10 +402,11 @@ struct Preamble {
   /// time each kernel the call launches between the runner's own events
   /// (launch_watch.hpp, time_each_launch()): KernelLaunch's started_ms and ended_ms
   bool time_each_launch = false;
-  /// the order shake (remote.cu's call()): a kernel that waits this long on the runner's stream,
-  /// and one on the legacy default stream, before the call
+  /// the order shake (remote.cu's call()): a kernel that waits this long on the runner's stream
+  /// before the lab function runs
   int shake_stream_microseconds = 0;
-  int shake_legacy_microseconds = 0;
+  int shake_legacy_microseconds = 0;  ///< the same on the legacy default stream
+  /// nothing to do before the call: the student's untimed calls are then shaken
   bool empty() const {
     return !flush_l2 && hold_microseconds == 0 && !time_each_launch && shake_stream_microseconds == 0 &&
            shake_legacy_microseconds == 0;
