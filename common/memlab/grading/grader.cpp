@@ -172,13 +172,13 @@ std::string method_broken(bool (*has)(const KernelCode&), const std::string& pro
 StudentLaunches::StudentLaunches() : first_call_(remote::launch_log(remote::Side::student).size()) {}
 
 Launches StudentLaunches::since() const {
-  const std::vector<Launches>& log = remote::launch_log(remote::Side::student);
+  const std::vector<Launches> each = calls();
   Launches all;
-  all.watched = log.size() > first_call_;
-  for (std::size_t call = first_call_; call < log.size(); ++call) {
-    all.watched = all.watched && log[call].watched;
-    all.unnamed += log[call].unnamed;
-    all.kernels.insert(all.kernels.end(), log[call].kernels.begin(), log[call].kernels.end());
+  all.watched = !each.empty();
+  for (const Launches& call : each) {
+    all.watched = all.watched && call.watched;
+    all.unnamed += call.unnamed;
+    all.kernels.insert(all.kernels.end(), call.kernels.begin(), call.kernels.end());
   }
   return all;
 }
@@ -291,7 +291,6 @@ SharedMemoryUse shared_memory_use(const StudentLaunches& launches, bool (*has)(c
   for (const KernelLaunch& launch : launched.kernels) {
     const KernelCode* code = readable ? code_of(launch.kernel) : nullptr;
     if (readable && code == nullptr) continue;  // code loaded at run time counts for nothing
-    use.most_dynamic = std::max(use.most_dynamic, staging_bytes(launch));
     // Fixed arrays are fixed however they are written: stores through a generic address are not
     // staging by has() (red team 24), so every launched kernel counts here.
     if (code == nullptr || code->static_shared_bytes <= reserved) continue;

@@ -164,12 +164,10 @@ std::string launched_method_broken(const StudentLaunches& launches, const std::s
 /// kernels of the build that have a property (shared_memory_use()).
 struct SharedMemoryUse {
   bool watched = false;  ///< the runner watched every call's launches; if not, nothing below is known
-  /// The most dynamic shared memory (the launch's third parameter, in bytes)
-  /// one of them asked for; every launch counts where the build's code could
-  /// not be read (0 where the runner could not watch).
-  std::uint32_t most_dynamic = 0;
-  /// The same, call by call: the least, over the calls that launched kernels,
-  /// of the most one of that call's launches asked for.
+  /// Call by call, the most dynamic shared memory (the launch's third
+  /// parameter, in bytes) one of the call's launches asked for; of those, the
+  /// least over the calls that launched kernels. Every launch counts where the
+  /// build's code could not be read (0 where the runner could not watch).
   std::uint32_t least_dynamic_of_a_call = 0;
   /// The most static shared memory (fixed `__shared__` arrays) a launched
   /// kernel of the build holds, whether it has the property or not, beyond

@@ -39,8 +39,8 @@
 #include <chrono>
 #include <cstring>
 #include <map>
-#include <random>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -702,14 +702,13 @@ std::array<std::vector<Launches>, 3>& launch_logs() {
   static std::array<std::vector<Launches>, 3> logs;
   return logs;
 }
-}  // namespace
 
-namespace {
 // The order shake. A lab function enqueues its work on the stream it is given, which the runner
-// creates non-blocking: work the function puts on the legacy default stream (cudaMemset,
-// cudaMemcpy, a launch without a stream) or on a blocking stream of its own is not ordered with
-// it. Left alone, such a race nearly always comes out right (red team 22's column sums zeroed on
-// the legacy stream scored 100, run 95). So before each untimed call of the student's, the runner
+// creates non-blocking: work the function puts on the legacy default stream (cudaMemsetAsync or
+// cudaMemcpyAsync without a stream, a launch without one) or on a blocking stream of its own (which
+// waits for the legacy stream, and so is held with it) is not ordered with it. Left alone, such a
+// race nearly always comes out right (red team 22's column sums zeroed on the legacy stream scored
+// 100, run 95). So before each untimed call of the student's, the runner
 // holds both streams, for different times and the longer one in turn: whichever way the work
 // depends across them, in half the calls the dependent work runs first and the result is wrong.
 // Work ordered on the given stream only waits. Timed calls are not held this way. The longer
