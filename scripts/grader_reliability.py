@@ -154,6 +154,12 @@ def summarize_lab(lab, reports):
                   "| footprint | min | p10 | median | p90 | max |", "|---|---|---|---|---|---|"]
         for name in sorted(speedups, key=lambda n: float(n[len("speedup_at_"):-len("_l2")])):
             lines.append(f"| {name[len('speedup_at_'):-len('_l2')]} x L2 | {spread(speedups[name])} |")
+    shares = [c["values"]["share_of_call"] for rows in checks.values() for c in rows
+              if "share_of_call" in c.get("values", {})]
+    if shares:
+        lines += ["", "Lab 1 step 2: the share of the call of time_launches at large footprints that the timer's "
+                  "events cover (median of its rounds; the last measurement where it was measured twice):", "",
+                  "| min | p10 | median | p90 | max |", "|---|---|---|---|---|", f"| {spread(shares)} |"]
     failures = [(i + 1, c) for i, r in enumerate(reports) for c in r["checks"] if c["verdict"] != "pass"]
     if failures:
         lines += ["", "Failures:", ""]

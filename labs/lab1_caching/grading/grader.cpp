@@ -89,13 +89,27 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
                 "milliseconds.");
   // What the student's code reports is only its word: it is checked against
   // what the grader measures itself, first at large footprints (timer.hpp).
-  const CallShares call = measure_call_shares(kClockRounds);
-  const std::vector<double>& shares = call.shares;
-  const std::string rounds_text = call.rounds;
-  const double share = memlab::median(shares);
+  // Rounds out of bounds are measured again once before they fail: once in 180
+  // runs of the reference, every round of one run read the call 3-4x longer by
+  // the grader's clock than by the events (run 121; a busy loop on the runner's
+  // CPU did not do it, run 122), which a second measurement does not repeat.
+  const auto share_off = [](double share) { return share < kLeastOfCall || share > kMostOfCall; };
+  const auto first_off = [](double first_over_rest) {
+    return first_over_rest > kMostFirstOverRest || first_over_rest < 1.0 / kMostFirstOverRest;
+  };
+  CallShares call = measure_call_shares(kClockRounds);
+  std::string rounds_text = call.rounds;
+  int attempts = 1;
+  if (share_off(memlab::median(call.shares)) || first_off(memlab::median(call.first_over_rest))) {
+    call = measure_call_shares(kClockRounds);
+    rounds_text += "measured again:\n" + call.rounds;
+    attempts = 2;
+  }
+  const double share = memlab::median(call.shares);
   const double first_over_rest = memlab::median(call.first_over_rest);
   grading::value("share_of_call", share);
   grading::value("large_first_over_rest", first_over_rest);
+  grading::value("share_attempts", attempts);
   const std::string share_text = format_text("your events cover %.0f%% of the call", 100 * share);
   const std::string share_limits = format_text("%.0f%% to %.0f%%", 100 * kLeastOfCall, 100 * kMostOfCall);
 
@@ -105,11 +119,11 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   const TimerVerdict half = judge_timer_at_half_l2();
   grading::measured(share_text + "; " + half.measured, share_limits);
   grading::note(half.note);
-  if (share < kLeastOfCall || share > kMostOfCall) {
+  if (share_off(share)) {
     FAIL(rounds_text << "(your launches' times must add up to what the call took, less the few microseconds "
                       << "outside your events; check the units: milliseconds)");
   }
-  if (first_over_rest > kMostFirstOverRest || first_over_rest < 1.0 / kMostFirstOverRest) {
+  if (first_off(first_over_rest)) {
     FAIL(rounds_text << format_text("(where every launch streams from DRAM, your launch 1 took %.2fx the others' "
                                     "time, median of %d rounds: each launch must be timed by its own events)",
                                     first_over_rest, kClockRounds));
