@@ -418,6 +418,19 @@ RED_TEAM = {
         # no launch (run 117: 100); where the query is slow, the launches would run at the host's pace.
         ("round27/04-fair_device_properties_queried_in_every_vector_add", FULL),
         ("round27/06-fair_stream_query_probe_reverse_read_occupancy_each_call", FULL),
+        # Round 29 (round29/README.md, run 126). Fixed: a decoy launch before a host-clock timer's wait
+        # (the hold is judged by a call's last launch), glibc's _IO_ names and more C-library doors.
+        # Open (grader/README.md): step 2 counts only the stream with most of a launch's kernel time,
+        # so a vector_add whose majority stream is a kernel of its choosing picks the yardstick (02,
+        # 06: 100), and a fair vector_add in four chunks on four streams is judged by one chunk (01:
+        # step 2 lost; its step 1 speed, 1.32x, is its own).
+        ("round29/01-fair_vector_add_in_four_chunks_on_four_streams",
+         Expect("graded", points={"step2.timer": 0}, total=(40, 60))),
+        ("round29/02-trick_ratio_pair_launch1_split_over_two_streams", FULL),
+        ("round29/03-trick_host_clock_after_a_decoy_launch", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round29/04-trick_popen_and_fopen_by_their_libio_names", Expect("forbidden API", total=(0, 0))),
+        ("round29/05-trick_file_by_setmntent_process_by_forkpty", Expect("forbidden API", total=(0, 0))),
+        ("round29/06-trick_constant_times_matched_by_spin_kernels", FULL),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -444,11 +457,19 @@ RED_TEAM = {
         # synchronously from pinned memory are ordered.
         ("round27/01-fair_warp_rows_pragma_unroll_4", Expect("graded", total=(90, 100))),
         ("round27/02-fair_block_per_row_shared_tree_columns_lane_atomics", Expect("graded", total=(95, 100))),
-        ("round28/01-subtle_zeroing_on_a_nonblocking_stream_of_its_own", FULL),
+        # Its zeroing stream, made in the first call and kept, is held with the legacy stream from the
+        # second call on (session 18): the race comes out wrong in half the calls.
+        ("round28/01-subtle_zeroing_on_a_nonblocking_stream_of_its_own", Expect("graded", points={"step3.columns": 0})),
         ("round28/02-subtle_device_sync_first_then_legacy_zeroing", FULL),
         ("round28/03-fair_legacy_zeroing_joined_by_an_event", FULL),
         ("round28/04-fair_work_on_other_streams_each_joined_by_events", FULL),
         ("round28/05-fair_zeroes_copied_synchronously_from_pinned_memory", FULL),
+        # Round 30 (run 126): a float2 tail counted twice fails on the 1000 x 38 shape added for it;
+        # sums zeroed by the first chunk's blocks race between blocks, which no shake reaches (open);
+        # two passes through a scratch buffer the memory pool keeps are fair.
+        ("round30/01-subtle_vector_width_dispatch_float2_tail_masked_to_four", Expect("graded", points={"step3.rows": 0})),
+        ("round30/02-subtle_column_sums_zeroed_by_the_first_chunks_blocks", FULL),
+        ("round30/03-fair_two_pass_columns_stream_ordered_scratch_kept_by_the_pool", FULL),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -575,10 +596,17 @@ RED_TEAM = {
          Expect("graded", points={"step2.accuracy": 0, "step2.speed": 0})),
         ("round27/02-fair_block_per_row_kahan_two_sum_tree_fadd_rn", FULL),
         ("round27/03-fair_neumaier_warp_per_row_1024_thread_blocks", Expect("graded", total=(95, 100))),
+        # The race shows only at the one call of n = 2^24 after a smaller one, and only where that call
+        # gets the parity that holds `stream` longer: from the random start, in half the runs (run 125:
+        # file 02 passed step 3's check, file 01 failed it). Open: grader/README.md.
         ("round28/01-subtle_float_horner_on_the_default_stream_after_a_countdown_on_stream",
-         Expect("graded", points={"step3.correct": 0})),
+         Expect("graded", total=(80, 100))),
         ("round28/02-subtle_double_horner_on_the_default_stream_after_a_countdown_on_stream",
-         Expect("graded", points={"step3.correct": 0})),
+         Expect("graded", total=(80, 100))),
+        # Round 30 (run 126): an int grid-stride index in the polynomial wraps only past 2^31 elements,
+        # which step 3 does not reach (open); compensated chunk pairs merged by a TwoSum kernel are fair.
+        ("round30/01-subtle_polynomial_int_grid_stride_index", FULL),
+        ("round30/02-fair_compensated_chunk_pairs_then_two_sum_merge_kernel", FULL),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1
@@ -651,6 +679,14 @@ RED_TEAM = {
         ("round27/04-fair_double_buffered_tiles_one_barrier_per_phase",
          Expect("graded", points={"step6.speed": 0}, total=(85, 90))),
         ("round27/05-fair_zero_fill_helper_named_read", Expect("graded", total=(95, 100))),
+        # Round 30 (run 126): one template kernel for steps 2 and 4 is fair; `<` for `<=` in the tile
+        # choice fails the 8 KB device added for it; one kernel choosing its tiles by a run-time flag keeps
+        # step 2's fixed array in step 4's kernel (the guide forbids it) and is 1.27x on step 2.
+        ("round30/01-fair_one_kernel_template_for_steps_2_and_4", FULL),
+        ("round30/02-subtle_tile_choice_strict_shared_memory_comparison",
+         Expect("graded", points={"step4.tile_choice": 0}, total=(95, 95))),
+        ("round30/03-fair_one_kernel_for_steps_2_and_4_by_a_run_time_flag",
+         Expect("graded", points={"step4.correct": 0}, total=(85, 90))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1
@@ -683,6 +719,13 @@ RED_TEAM = {
         ("round27/04-fair_window_struct_write_read", FULL),
         ("round28/01-trick_shared_x_only_while_the_stream_is_held",
          Expect("graded", points={"step3.speed": 0}, total=(90, 90))),
+        # Round 30 (run 126): a warp-synchronous volatile tail races only where the hardware reorders
+        # (open: compute-sanitizer's racecheck is not run); one leftover row of four per thread fails on
+        # the 1002 x 1003 shape added for it.
+        ("round30/01-subtle_block_per_row_fast_warp_synchronous_volatile_tail", FULL),
+        ("round30/02-fair_window_by_cg_memcpy_async_fast_rows_in_double2", FULL),
+        ("round30/03-subtle_column_major_four_rows_per_thread_one_leftover_row",
+         Expect("graded", points={"step4.correct": 0})),
     ],
 }
 

@@ -48,11 +48,18 @@ _FILE_NAMES = {
 # imports however the source spelled it (check_imports).
 _IMPORTED_FILE_NAMES = {"clone", "clone3", "socket", "connect", "socketpair", "open", "openat", "creat", "read",
                         "write", "pread", "pwrite", "readlink", "unlink", "open64", "openat64", "creat64", "pread64",
-                        "pwrite64", "readlinkat", "unlinkat", "fork", "vfork", "system"}
+                        "pwrite64", "readlinkat", "unlinkat", "fork", "vfork", "system",
+                        # More of the same doors (red team 29): vectored reads and writes, files named,
+                        # made or removed, mount tables, and processes started on a terminal or detached.
+                        "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2", "remove", "rename",
+                        "renameat", "renameat2", "mkstemp", "mkostemp", "mkstemps", "mkostemps", "mkdtemp", "tmpnam",
+                        "tempnam", "setmntent", "getmntent", "forkpty", "openpty", "login_tty", "daemon",
+                        "pidfd_open", "pidfd_getfd", "open_by_handle_at", "name_to_handle_at"}
 # How the C library names a function it also exports under another spelling: __open_2 and
-# __read_chk (fortified, as Ubuntu's compilers build by default), __libc_open, open64: an
-# import is read as the name inside.
-_C_LIBRARY_SPELLING = re.compile(r"^(?:__libc_|__)?(.+?)(?:64)?(?:_2|_chk|_nocancel)?$")
+# __read_chk (fortified, as Ubuntu's compilers build by default), __libc_open, open64, and
+# glibc's libio aliases _IO_popen, _IO_fopen, _IO_fdopen (red team 29): an import is read as
+# the name inside.
+_C_LIBRARY_SPELLING = re.compile(r"^(?:__libc_|__|_IO_)?(.+?)(?:64)?(?:_2|_chk|_nocancel)?$")
 _FILE_HEADERS = re.compile(
     r"^(fstream|filesystem|experimental/filesystem|fcntl\.h|unistd\.h|dlfcn\.h|spawn\.h|dirent\.h|"
     r"sys/mman\.h|sys/syscall\.h|sys/stat\.h)$")

@@ -38,6 +38,13 @@ bool (*registered)(const void*) = nullptr;
 std::uint32_t loads_seen = 0;
 std::uint32_t loads_not_registered = 0;
 std::thread::id serving_thread;  // the thread that calls the lab's functions
+// Streams made in the runner's process and not yet destroyed, with their contexts, newest last
+// (streams_made_beside()).
+struct MadeStream {
+  void* context;
+  CUstream_st* stream;
+};
+std::vector<MadeStream> streams_made;
 
 #if defined(MEMLAB_HAVE_CUPTI)
 bool recording_kernels = false;  // record_kernels(true), until the timed call's launches are read
@@ -186,6 +193,16 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
   const std::lock_guard<std::mutex> lock(guard);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) ++(first_call_made ? modules_of_its_own : modules_before_calls);
+    const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+    if (id == CUPTI_CBID_RESOURCE_STREAM_CREATED || id == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
+      CUstream_st* stream = resource->resourceHandle.stream;
+      streams_made.erase(std::remove_if(streams_made.begin(), streams_made.end(),
+                                        [stream](const MadeStream& made) { return made.stream == stream; }),
+                         streams_made.end());
+      if (id == CUPTI_CBID_RESOURCE_STREAM_CREATED && stream != nullptr) {
+        streams_made.push_back({resource->context, stream});
+      }
+    }
     return;
   }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
@@ -199,7 +216,7 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
   }
   const bool serving = std::this_thread::get_id() == serving_thread;
   if (!serving) ++seen.from_other_threads;
-  if (serving && seen.first_launch_ns == 0) seen.first_launch_ns = steady_now_ns();
+  if (serving) seen.last_launch_ns = steady_now_ns();
   if (listed(kGraphWork, id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {
@@ -231,8 +248,9 @@ std::string watch_launches(bool (*registered_image)(const void*)) {
   for (const CUpti_CallbackId id : kGraphWork) {
     if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
   }
-  if ((result = enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED)) != CUPTI_SUCCESS) {
-    return cupti_failure("cuptiEnableCallback", result);
+  for (const CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_STREAM_CREATED,
+                                    CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING}) {
+    if ((result = enable(CUPTI_CB_DOMAIN_RESOURCE, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
   }
   for (const CUpti_CallbackId id : kModuleLoads) {
     if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
@@ -304,6 +322,24 @@ Launches take_launches(int fatbins) {
   if (was_timing) read_times(to_time, taken.kernels);
 #endif
   return taken;
+}
+
+std::vector<CUstream_st*> streams_made_beside(CUstream_st* stream) {
+  std::vector<CUstream_st*> beside;
+#if defined(MEMLAB_HAVE_CUPTI)
+  const std::lock_guard<std::mutex> lock(guard);
+  const auto mine = std::find_if(streams_made.begin(), streams_made.end(),
+                                 [stream](const MadeStream& made) { return made.stream == stream; });
+  if (mine == streams_made.end()) return beside;
+  for (auto made = streams_made.rbegin(); made != streams_made.rend(); ++made) {
+    if (made->stream == stream || made->context != mine->context) continue;
+    beside.push_back(made->stream);
+    if (beside.size() == kMostStreamsBeside) break;
+  }
+#else
+  (void)stream;
+#endif
+  return beside;
 }
 
 std::uint32_t modules_loaded_before_calls() {

@@ -20,14 +20,17 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+struct CUstream_st;  // cudaStream_t's type
+
 namespace memlab::grading {
 
 /// Runner side: now on the steady clock, in nanoseconds: the clock of
-/// Launches::first_launch_ns and of the hold's end it is compared with
+/// Launches::last_launch_ns and of the hold's end it is compared with
 /// (remote.hpp, CallOptions::hold_over_ns).
 inline std::int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -65,12 +68,14 @@ struct Launches {
   /// kernels are named (red team 21 named one like a kernel of the build), and
   /// they stay loaded: every call reports them, not only the first after.
   std::uint32_t modules_loaded = 0;
-  /// Runner side: when the serving thread made the call's first launch, by
+  /// Runner side: when the serving thread made the call's last launch, by
   /// steady_now_ns() (0: none).
-  std::int64_t first_launch_ns = 0;
-  /// The call's first launch was made once the hold of the stream before it
+  std::int64_t last_launch_ns = 0;
+  /// The call's last launch was made once the hold of the stream before it
   /// was over (remote.hpp, CallOptions::hold_over_ns): the call waited for the
-  /// stream first, and its launches ran at the host's pace.
+  /// stream before it had queued its launches, which then ran at the host's
+  /// pace. The last, not the first: a decoy launch before the wait does not
+  /// hide it (red team 29).
   bool launched_after_hold = false;
 };
 
@@ -104,6 +109,19 @@ void time_each_launch();
 /// registered, are the build's doing, and so is every module loaded after it
 /// (see Launches::modules_loaded).
 Launches take_launches(int fatbins);
+
+/// The most streams streams_made_beside() returns.
+inline constexpr std::size_t kMostStreamsBeside = 8;
+
+/// Runner side: the streams made in the runner's process (by the build's code:
+/// a stream of its own, cudaStreamPerThread's) in the context of @p stream and
+/// not destroyed since, @p stream itself left out, newest first and at most
+/// kMostStreamsBeside, as CUPTI's resource callbacks reported them. The order
+/// shake holds them with the legacy default stream (remote.cu): work a lab
+/// function puts on a stream of its own made in an earlier call is not ordered
+/// with the stream it is given either (red team 28's zeroing stream). Empty
+/// where launches are not watched, or @p stream was not seen made.
+std::vector<CUstream_st*> streams_made_beside(CUstream_st* stream);
 
 /// Runner side: how many modules CUPTI saw loaded before the first call (the
 /// build's, the runner's, and any a constructor loaded itself). The runner

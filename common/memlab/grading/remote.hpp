@@ -527,9 +527,13 @@ struct CallOptions {
   int shake_stream_microseconds = 0;  ///< Preamble::shake_stream_microseconds
   int shake_legacy_microseconds = 0;  ///< Preamble::shake_legacy_microseconds
 };
+/// Runner side: the stream the runner gives the lab's functions.
+cudaStream_t serving_stream();
 /// Runner side: the order shake's waits on the runner's stream and on the
-/// legacy default stream (CallOptions), enqueued just before a lab function runs.
-void shake_streams(const CallOptions& options);
+/// legacy default stream (CallOptions), enqueued just before a lab function
+/// runs; streams the build made itself (@p made, streams_made_beside()) wait
+/// as long as the legacy stream.
+void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made);
 /// Runner side: what serve() does with each call.
 struct Handlers {
   /// calls function @p index of @p api with the arguments in @p in, its result to @p out

@@ -52,7 +52,7 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   if (options.time_each_launch) memlab::grading::time_each_launch();
   remote::Writer result;
   const auto shake = [&] {
-    remote::shake_streams(options);
+    remote::shake_streams(options, memlab::grading::streams_made_beside(remote::serving_stream()));
     // The shake's kernels are the runner's own, as the probes between calls are.
     between.from_other_threads +=
         memlab::grading::take_launches(memlab::grading::fatbins_registered()).from_other_threads;
@@ -61,9 +61,9 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   remote::dispatch(*static_cast<const Api*>(api), index, in, result, shaken ? std::function<void()>(shake) : nullptr);
   memlab::grading::Launches during = memlab::grading::take_launches(memlab::grading::fatbins_registered());
   during.from_other_threads += between.from_other_threads;  // modules_loaded counts since the runner began
-  if (options.hold_over_ns != nullptr && during.first_launch_ns != 0) {
+  if (options.hold_over_ns != nullptr && during.last_launch_ns != 0) {
     const std::int64_t hold_over = options.hold_over_ns->load();
-    during.launched_after_hold = hold_over != 0 && during.first_launch_ns >= hold_over;
+    during.launched_after_hold = hold_over != 0 && during.last_launch_ns >= hold_over;
   }
   remote::Codec<memlab::grading::Launches>::put(out, during);
   out.append(result.bytes().data(), result.bytes().size());

@@ -89,10 +89,12 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
                 "milliseconds.");
   // What the student's code reports is only its word: it is checked against
   // what the grader measures itself, first at large footprints (timer.hpp).
-  // Rounds out of bounds are measured again once before they fail: once in 180
+  // A share out of bounds is measured again once before it fails: once in 180
   // runs of the reference, every round of one run read the call 3-4x longer by
   // the grader's clock than by the events (run 121; a busy loop on the runner's
   // CPU did not do it, run 122), which a second measurement does not repeat.
+  // Launch 1 against the others is the timer's own figures, which the clock
+  // cannot move: it is not a reason to measure again (red team 29).
   const auto share_off = [](double share) { return share < kLeastOfCall || share > kMostOfCall; };
   const auto first_off = [](double first_over_rest) {
     return first_over_rest > kMostFirstOverRest || first_over_rest < 1.0 / kMostFirstOverRest;
@@ -100,7 +102,7 @@ TEST_CASE("time_launches agrees with the grader's own clock", "[step2][timer][ti
   CallShares call = measure_call_shares(kClockRounds);
   std::string rounds_text = call.rounds;
   int attempts = 1;
-  if (share_off(memlab::median(call.shares)) || first_off(memlab::median(call.first_over_rest))) {
+  if (share_off(memlab::median(call.shares))) {
     call = measure_call_shares(kClockRounds);
     rounds_text += "measured again:\n" + call.rounds;
     attempts = 2;

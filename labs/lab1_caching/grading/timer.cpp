@@ -216,7 +216,7 @@ namespace {
 struct TimerRound {
   std::vector<float> reported;
   std::vector<double> kernels;  // empty where the runner could not watch
-  bool waited_for_hold = false;  // the plain call's first launch came after the hold was over
+  bool waited_for_hold = false;  // the plain call's last launch came after the hold was over
 };
 TimerRound time_launches_twice(const lab1::Api& api, remote::Side side, Arrays& arr, std::size_t n, int hold_us,
                                std::mt19937_64& draw) {
@@ -372,8 +372,8 @@ TimerVerdict judge_timer_at_half_l2() {
         half.rounds_vector_add_waited, kCacheRounds, kLaunches, 1e-3 * kHoldMicroseconds);
   } else if (2 * half.rounds_timer_waited > kCacheRounds) {
     verdict.failure = format_text(
-        "your time_launches waited for the GPU before its first launch in %d of %d rounds (a cudaStreamSynchronize "
-        "or cudaDeviceSynchronize first?). The grader holds the stream for a millisecond before each call, so that "
+        "your time_launches waited for the GPU before its last launch in %d of %d rounds (a cudaStreamSynchronize "
+        "or cudaDeviceSynchronize before or between launches?). The grader holds the stream for a millisecond before each call, so that "
         "your launches queue up behind the hold and then run back to back, as they would in a longer run. Waiting "
         "first drains the hold: your launches then run only as fast as the host can queue them, and your events "
         "count the GPU waiting for the host, not your kernel. Record every event and launch without waiting, then "

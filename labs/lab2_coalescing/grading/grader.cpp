@@ -36,10 +36,12 @@ const lab2::Api& reference() { return grading::reference<lab2::Api>(); }
 // Rectangular (a swapped index fails), not multiples of any block size, one row, one column.
 const std::vector<MatrixShape> kStep1Shapes = {{1, 1},    {1, 1000},  {1000, 1}, {37, 1000},
                                                {1000, 37}, {300, 257}, {4097, 33}, {2049, 3001}};
-// Step 3's kernels split the work differently: very long and very short rows too, and one whose
-// sizes are multiples of every power of two up to 2048, where no tile is partial.
-const std::vector<MatrixShape> kStep3Shapes = {{1, 1},      {1, 1000},   {1000, 1},    {37, 1000}, {1000, 37},
-                                               {3, 100001}, {100001, 3}, {256, 2048}, {2049, 3001}};
+// Step 3's kernels split the work differently: very long and very short rows too, one whose
+// sizes are multiples of every power of two up to 2048, where no tile is partial, and sizes of
+// 2 and 3 past a multiple of 4, where a float2 or float4 path leaves a tail (red team 30).
+const std::vector<MatrixShape> kStep3Shapes = {{1, 1},      {1, 1000},   {1000, 1},   {37, 1000}, {1000, 37},
+                                               {3, 100001}, {100001, 3}, {256, 2048}, {2049, 3001},
+                                               {1000, 38},  {1002, 1003}};
 
 void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes) {
   const std::string problem = grading::check_sums_on_shapes(sum, axis, shapes);

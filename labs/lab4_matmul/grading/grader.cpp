@@ -19,6 +19,7 @@
 #include <memlab/grading/speed.hpp>
 #include <memlab/report.hpp>
 
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -152,7 +153,10 @@ TEST_CASE("the tile width is chosen from the device's limits", "[step4][tile_cho
                         {"256 threads per block at most", 256, 48 * 1024},
                         {"4 KB of shared memory per block", 1024, 4 * 1024},
                         {"64 threads, 48 KB", 64, 48 * 1024},
-                        {"32 threads per block at most", 32, 48 * 1024}};
+                        {"32 threads per block at most", 32, 48 * 1024},
+                        // Exactly two tiles' bytes: a comparison that should allow equality (red team 30).
+                        {"8 KB of shared memory per block, two 32 x 32 tiles exactly", 1024, 8 * 1024},
+                        {"2 KB of shared memory per block, two 16 x 16 tiles exactly", 1024, 2 * 1024}};
   for (const Case& c : cases) {
     cudaDeviceProp p = device_properties();
     p.maxThreadsPerBlock = c.max_threads;
@@ -165,7 +169,7 @@ TEST_CASE("the tile width is chosen from the device's limits", "[step4][tile_cho
   const int right_here = reference().choose_tile_width(device_properties());
   if (here != right_here) FAIL(format_text("for this GPU you chose %d; the rule gives %d", here, right_here));
   grading::value("tile_width", here);
-  grading::measured(format_text("%d here; 5 other devices right", here));
+  grading::measured(format_text("%d here; %zu other devices right", here, std::size(cases)));
 }
 
 namespace {

@@ -36,9 +36,12 @@ namespace {
 constexpr double kSpeedLimit = grading::kSpeedLimit;
 
 // Odd sizes for partial blocks and windows; and one whose sizes are multiples of every power of
-// two up to 2048, where a last window is whole (red team 27 sized it cols % 128: 0 there).
-const std::vector<MatrixShape> kShapes = {{1, 1},      {1, 1000},   {1000, 1},   {37, 1000},  {1000, 37},
-                                          {129, 4097}, {4097, 129}, {3000, 3001}, {256, 2048}};
+// two up to 2048, where a last window is whole (red team 27 sized it cols % 128: 0 there); sizes
+// of 2 and 3 past a multiple of 4, where a path of four rows or columns at a time leaves a tail (red
+// team 30).
+const std::vector<MatrixShape> kShapes = {{1, 1},      {1, 1000},   {1000, 1},    {37, 1000},  {1000, 37},
+                                          {129, 4097}, {4097, 129}, {3000, 3001}, {256, 2048}, {1002, 1003},
+                                          {1003, 38}};
 
 const lab5::Api& student() { return grading::student<lab5::Api>(); }
 const lab5::Api& reference() { return grading::reference<lab5::Api>(); }
