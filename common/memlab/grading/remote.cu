@@ -712,9 +712,10 @@ std::array<std::vector<Launches>, 3>& launch_logs() {
 // holds both streams, for different times and the longer one in turn: whichever way the work
 // depends across them, in half the calls the dependent work runs first and the result is wrong.
 // Streams the build made in earlier calls are held as the legacy stream is (red team 28's zeroing
-// stream of its own scored 100 unheld). Work ordered on the given stream only waits. Timed calls are not held this way. The longer
-// stream alternates call by call of each function, from a start drawn per function: a check
-// that calls two functions in turn still shakes each both ways (red team 28).
+// stream of its own scored 100 unheld). Work ordered on the given stream only waits. Timed calls
+// are not held this way. The longer stream alternates call by call of each function, from a start
+// drawn per function: a check that calls two functions in turn still shakes each both ways (red
+// team 28).
 Preamble order_shake(std::uint32_t function) {
   static std::map<std::uint32_t, bool> legacy_longer_by_function;
   auto [it, first] = legacy_longer_by_function.try_emplace(function, false);
@@ -858,13 +859,13 @@ __global__ void wait_kernel(unsigned long long nanoseconds) {
 
 }  // namespace
 
-// Kernels, not host functions: the runtime may run a process's host functions one after another
-// on one thread, and a stream's hold would then end when another's did (run 115). Enqueued once
-// the call's buffers are mapped, so that nothing the mapping waits for uses up the hold.
 cudaStream_t serving_stream() { return own_stream; }
 
-// Streams the build made itself wait as long as the legacy stream: in half the calls before the
-// given stream's work, in the other half after it. One that cannot take the wait is left as it is.
+// Kernels, not host functions: the runtime may run a process's host functions one after another
+// on one thread, and a stream's hold would then end when another's did (run 115). Enqueued once
+// the call's buffers are mapped, so that nothing the mapping waits for uses up the hold. Streams
+// the build made itself wait as long as the legacy stream: in half the calls before the given
+// stream's work, in the other half after it. One that cannot take the wait is left as it is.
 void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made) {
   const auto wait = [](int microseconds, cudaStream_t stream) {
     if (microseconds > 0) wait_kernel<<<1, 1, 0, stream>>>(1000ull * static_cast<unsigned>(microseconds));
