@@ -43,8 +43,9 @@ inline std::size_t gemv_timing_side(std::size_t memory_bytes) {
 /// The side of the square matrices of the checks past 32-bit offsets (labs 2,
 /// 3 and 5; grading::kBeyond32Bits): 65537 x 65537 is 2^32 + 131073 elements.
 inline constexpr std::size_t kBeyond32BitsSide = 65537;
-/// Lab 1's n past 2^31 elements, not a multiple of any block size.
-inline constexpr std::size_t kVectorAddBeyond31Bits = (std::size_t{1} << 31) + 4099;
+/// The n past 2^31 elements of lab 1's vector_add check and lab 3's polynomial
+/// check, not a multiple of any block size.
+inline constexpr std::size_t kBeyond31Bits = (std::size_t{1} << 31) + 4099;
 
 /// The bytes a check past 32-bit offsets allocates (a kBeyond32BitsSide square
 /// matrix of @p element_bytes), and the eighth to spare that
@@ -53,9 +54,9 @@ inline std::size_t beyond_32_bits_bytes(std::size_t element_bytes) {
   const std::size_t bytes = kBeyond32BitsSide * kBeyond32BitsSide * element_bytes;
   return bytes + bytes / 8;
 }
-/// The same for lab 1's check past 2^31 elements: a, b and c of kVectorAddBeyond31Bits floats.
+/// The same for lab 1's check past 2^31 elements: a, b and c of kBeyond31Bits floats.
 inline std::size_t beyond_31_bits_vector_add_bytes() {
-  const std::size_t bytes = 3 * kVectorAddBeyond31Bits * sizeof(float);
+  const std::size_t bytes = 3 * kBeyond31Bits * sizeof(float);
   return bytes + bytes / 8;
 }
 

@@ -420,17 +420,20 @@ RED_TEAM = {
         ("round27/06-fair_stream_query_probe_reverse_read_occupancy_each_call", FULL),
         # Round 29 (round29/README.md, run 126). Fixed: a decoy launch before a host-clock timer's wait
         # (the hold is judged by a call's last launch), glibc's _IO_ names and more C-library doors.
-        # Open (grader/README.md): step 2 counts only the stream with most of a launch's kernel time,
-        # so a vector_add whose majority stream is a kernel of its choosing picks the yardstick (02,
-        # 06: 100), and a fair vector_add in four chunks on four streams is judged by one chunk (01:
-        # step 2 lost; its step 1 speed, 1.32x, is its own).
+        # Session 19: each launch of time_launches must run exactly the kernels a direct call of
+        # vector_add runs, and a launch's span takes in its kernels on every stream that run within
+        # 5 us of its longest: a kernel of the timer's choosing (06) or launch 1 cut in two (02) no
+        # longer sets the yardstick, and a fair vector_add in four chunks on four streams is timed
+        # whole (01; its step 1 speed, 1.32x in run 126, is its own).
         ("round29/01-fair_vector_add_in_four_chunks_on_four_streams",
-         Expect("graded", points={"step2.timer": 0}, total=(40, 60))),
-        ("round29/02-trick_ratio_pair_launch1_split_over_two_streams", FULL),
+         Expect("graded", points={"step2.timer": 20}, total=(80, 100))),
+        ("round29/02-trick_ratio_pair_launch1_split_over_two_streams",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["which launches 1 at this n"])),
         ("round29/03-trick_host_clock_after_a_decoy_launch", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("round29/04-trick_popen_and_fopen_by_their_libio_names", Expect("forbidden API", total=(0, 0))),
         ("round29/05-trick_file_by_setmntent_process_by_forkpty", Expect("forbidden API", total=(0, 0))),
-        ("round29/06-trick_constant_times_matched_by_spin_kernels", FULL),
+        ("round29/06-trick_constant_times_matched_by_spin_kernels",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["which launches 1 at this n"])),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -470,6 +473,13 @@ RED_TEAM = {
         ("round30/01-subtle_vector_width_dispatch_float2_tail_masked_to_four", Expect("graded", points={"step3.rows": 0})),
         ("round30/02-subtle_column_sums_zeroed_by_the_first_chunks_blocks", FULL),
         ("round30/03-fair_two_pass_columns_stream_ordered_scratch_kept_by_the_pool", FULL),
+        # Round 31 (session 19's regressions for the order shake): the legacy stream and a stream of
+        # the build's own race (held the same time until then), a racing stream made before eight more
+        # (out of the eight newest held until then), and fourteen streams joined by events (fair).
+        ("round31/01-subtle_legacy_zeroing_summed_on_a_stream_of_its_own",
+         Expect("graded", points={"step3.columns": 0})),
+        ("round31/02-subtle_racing_stream_made_before_eight_more", Expect("graded", points={"step3.columns": 0})),
+        ("round31/03-fair_rows_sliced_over_twelve_streams_joined_by_events", Expect("graded", total=(95, 100))),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -603,9 +613,11 @@ RED_TEAM = {
          Expect("graded", total=(80, 100))),
         ("round28/02-subtle_double_horner_on_the_default_stream_after_a_countdown_on_stream",
          Expect("graded", total=(80, 100))),
-        # Round 30 (run 126): an int grid-stride index in the polynomial wraps only past 2^31 elements,
-        # which step 3 does not reach (open); compensated chunk pairs merged by a TwoSum kernel are fair.
-        ("round30/01-subtle_polynomial_int_grid_stride_index", FULL),
+        # Round 30: an int grid-stride index in the polynomial wraps only past 2^31 elements (100 in
+        # run 126; step 3 checks n = 2^31 + 4099 since session 19); compensated chunk pairs merged by
+        # a TwoSum kernel are fair.
+        ("round30/01-subtle_polynomial_int_grid_stride_index",
+         Expect("graded", points={"step3.correct": 0}, total=(60, 60))),
         ("round30/02-fair_compensated_chunk_pairs_then_two_sum_merge_kernel", FULL),
     ],
     "lab4": [

@@ -17,16 +17,19 @@
 /// the matrix's width allows.
 ///
 /// Matrices are row-major (element (r, c) is matrix[r * cols + c]); sizes are
-/// element counts. Every function enqueues its work on @p stream and returns
+/// element counts (std::size_t: a matrix of more than 2^32 elements, or more than
+/// 2^31 polynomial inputs, must work, and the grader checks both where the GPU
+/// has the memory). Every function enqueues its work on @p stream and returns
 /// without waiting. Each step comes in a float and a double version with the
 /// same name: write one template over the element type `real` and let both
 /// call it.
 /// @p stream is a non-blocking stream: work enqueued anywhere else (on the
 /// default stream by cudaMemsetAsync or cudaMemcpyAsync without a stream, or by
 /// a launch with none; on a stream of your own) is not ordered with it, and the
-/// grader's correctness checks hold @p stream, and for a different time the
-/// default stream and the streams your code made in earlier calls, so work
-/// that depends across them comes out wrong there.
+/// grader's correctness checks hold @p stream, the default stream and each
+/// non-blocking stream your code made in earlier calls for a different time,
+/// in an order that changes from call to call, so work that depends across
+/// them comes out wrong there.
 #pragma once
 
 #include <cuda_runtime.h>

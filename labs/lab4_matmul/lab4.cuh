@@ -23,9 +23,10 @@
 /// @p stream is a non-blocking stream: work enqueued anywhere else (on the
 /// default stream by cudaMemsetAsync or cudaMemcpyAsync without a stream, or by
 /// a launch with none; on a stream of your own) is not ordered with it, and the
-/// grader's correctness checks hold @p stream, and for a different time the
-/// default stream and the streams your code made in earlier calls, so work
-/// that depends across them comes out wrong there.
+/// grader's correctness checks hold @p stream, the default stream and each
+/// non-blocking stream your code made in earlier calls for a different time,
+/// in an order that changes from call to call, so work that depends across
+/// them comes out wrong there.
 #pragma once
 
 #include <cuda_runtime.h>

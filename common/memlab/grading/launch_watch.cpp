@@ -334,7 +334,6 @@ std::vector<CUstream_st*> streams_made_beside(CUstream_st* stream) {
   for (auto made = streams_made.rbegin(); made != streams_made.rend(); ++made) {
     if (made->stream == stream || made->context != mine->context) continue;
     beside.push_back(made->stream);
-    if (beside.size() == kMostStreamsBeside) break;
   }
 #else
   (void)stream;

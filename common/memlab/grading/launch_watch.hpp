@@ -110,17 +110,15 @@ void time_each_launch();
 /// (see Launches::modules_loaded).
 Launches take_launches(int fatbins);
 
-/// The most streams streams_made_beside() returns.
-inline constexpr std::size_t kMostStreamsBeside = 8;
-
 /// Runner side: the streams made in the runner's process (by the build's code:
 /// a stream of its own, cudaStreamPerThread's) in the context of @p stream and
-/// not destroyed since, @p stream itself left out, newest first and at most
-/// kMostStreamsBeside, as CUPTI's resource callbacks reported them. The order
-/// shake holds them with the legacy default stream (remote.cu): work a lab
-/// function puts on a stream of its own made in an earlier call is not ordered
-/// with the stream it is given either (red team 28's zeroing stream). Empty
-/// where launches are not watched, or @p stream was not seen made.
+/// not destroyed since, @p stream itself left out, newest first, as CUPTI's
+/// resource callbacks reported them. The order shake holds each of them for a
+/// time of its own (remote.cu): work a lab function puts on a stream of its own
+/// made in an earlier call is not ordered with the stream it is given (red team
+/// 28's zeroing stream). All of them: a window of the newest would let a file
+/// push its racing stream out of it with streams made after it. Empty where
+/// launches are not watched, or @p stream was not seen made.
 std::vector<CUstream_st*> streams_made_beside(CUstream_st* stream);
 
 /// Runner side: how many modules CUPTI saw loaded before the first call (the

@@ -3,8 +3,8 @@
 // length carries the file descriptors of the buffers a call passes (SCM_RIGHTS):
 //
 //   request: kind (u8), released buffer ids (u32 count, u64 each), preamble
-//            (u8 flush_l2, i32 hold_us, u8 time_each_launch, i32 shake_stream_us,
-//            i32 shake_legacy_us), then for a call: function (u32) and
+//            (u8 flush_l2, i32 hold_us, u8 time_each_launch, u32 shake_seed,
+//            u8 shake_reversed), then for a call: function (u32) and
 //            arguments; for calls timed in the runner: function (u32), count
 //            (i32), arguments
 //   reply:   status (u8: 0 ok, 1 failed), then for a call the kernels it
@@ -491,8 +491,8 @@ std::vector<unsigned char> request_of(Side side, Kind kind, const Preamble& prea
   out.raw<std::uint8_t>(preamble.flush_l2);
   out.raw<std::int32_t>(preamble.hold_microseconds);
   out.raw<std::uint8_t>(preamble.time_each_launch);
-  out.raw<std::int32_t>(preamble.shake_stream_microseconds);
-  out.raw<std::int32_t>(preamble.shake_legacy_microseconds);
+  out.raw<std::uint32_t>(preamble.shake_seed);
+  out.raw<std::uint8_t>(preamble.shake_reversed);
   return out.bytes();
 }
 
@@ -705,26 +705,26 @@ std::array<std::vector<Launches>, 3>& launch_logs() {
 
 // The order shake. A lab function enqueues its work on the stream it is given, which the runner
 // creates non-blocking: work the function puts on the legacy default stream (cudaMemsetAsync or
-// cudaMemcpyAsync without a stream, a launch without one) or on a blocking stream of its own (which
-// waits for the legacy stream, and so is held with it) is not ordered with it. Left alone, such a
-// race nearly always comes out right (red team 22's column sums zeroed on the legacy stream scored
-// 100, run 95). So before each untimed call of the student's, the runner
-// holds both streams, for different times and the longer one in turn: whichever way the work
-// depends across them, in half the calls the dependent work runs first and the result is wrong.
-// Streams the build made in earlier calls are held as the legacy stream is (red team 28's zeroing
-// stream of its own scored 100 unheld). Work ordered on the given stream only waits. Timed calls
-// are not held this way. The longer stream alternates call by call of each function, from a start
-// drawn per function: a check that calls two functions in turn still shakes each both ways (red
-// team 28).
+// cudaMemcpyAsync without a stream, a launch without one), on a blocking stream of its own (which
+// waits for the legacy stream, and so is held with it) or on a non-blocking stream of its own is
+// not ordered with it. Left alone, such a race nearly always comes out right (red team 22's column
+// sums zeroed on the legacy stream scored 100, run 95). So before each untimed call of the
+// student's, the runner holds every one of those streams for a different time (shake_streams()),
+// in an order drawn at random for a function's first call, reversed for its second, drawn again
+// for its third, and so on: whichever way work depends across two of them, one call of every pair
+// runs the dependent work first and the result is wrong. Per function, so that a check that calls
+// two functions in turn still shakes each both ways (red team 28). Work ordered on the given
+// stream only waits. Timed calls are not held this way.
 Preamble order_shake(std::uint32_t function) {
-  static std::map<std::uint32_t, bool> legacy_longer_by_function;
-  auto [it, first] = legacy_longer_by_function.try_emplace(function, false);
-  it->second = first ? std::random_device{}() % 2 == 0 : !it->second;
-  const bool legacy_longer = it->second;
-  constexpr int kShortUs = 20, kLongUs = 500;
-  Preamble shake;
-  shake.shake_stream_microseconds = legacy_longer ? kShortUs : kLongUs;
-  shake.shake_legacy_microseconds = legacy_longer ? kLongUs : kShortUs;
+  static std::map<std::uint32_t, Preamble> last_by_function;
+  Preamble& shake = last_by_function[function];
+  if (shake.shake_seed != 0 && !shake.shake_reversed) {
+    shake.shake_reversed = true;
+  } else {
+    static std::random_device entropy;
+    do shake.shake_seed = entropy(); while (shake.shake_seed == 0);
+    shake.shake_reversed = false;
+  }
   return shake;
 }
 }  // namespace
@@ -863,20 +863,35 @@ cudaStream_t serving_stream() { return own_stream; }
 
 // Kernels, not host functions: the runtime may run a process's host functions one after another
 // on one thread, and a stream's hold would then end when another's did (run 115). Enqueued once
-// the call's buffers are mapped, so that nothing the mapping waits for uses up the hold. Streams
-// the build made itself wait as long as the legacy stream: in half the calls before the given
-// stream's work, in the other half after it. One that cannot take the wait is left as it is.
+// the call's buffers are mapped, so that nothing the mapping waits for uses up the hold. Each
+// stream's place comes from a hash of the seed and the stream's handle alone, so that a stream
+// made (or destroyed) between the two calls of a pair leaves the others' order as it was. Blocking
+// streams of the build's (the per-thread default stream among them) get no wait of their own: they
+// wait for the legacy stream's, and one of theirs before it would lengthen it.
 void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made) {
-  const auto wait = [](int microseconds, cudaStream_t stream) {
-    if (microseconds > 0) wait_kernel<<<1, 1, 0, stream>>>(1000ull * static_cast<unsigned>(microseconds));
-  };
+  std::vector<cudaStream_t> streams{own_stream, cudaStreamLegacy};
   for (cudaStream_t stream : made) {
-    wait(options.shake_legacy_microseconds, stream);
-    (void)cudaGetLastError();
+    unsigned flags = 0;
+    if (cudaStreamGetFlags(stream, &flags) == cudaSuccess && (flags & cudaStreamNonBlocking) != 0) {
+      streams.push_back(stream);
+    }
   }
-  wait(options.shake_stream_microseconds, own_stream);
-  wait(options.shake_legacy_microseconds, cudaStreamLegacy);
-  MEMLAB_CHECK_LAUNCH();
+  (void)cudaGetLastError();
+  const auto place = [seed = options.shake_seed](cudaStream_t stream) {
+    std::uint64_t z = (static_cast<std::uint64_t>(seed) << 32) ^ reinterpret_cast<std::uintptr_t>(stream);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64's finaliser
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::sort(streams.begin(), streams.end(), [&](cudaStream_t a, cudaStream_t b) { return place(a) < place(b); });
+  if (options.shake_reversed) std::reverse(streams.begin(), streams.end());
+  const std::size_t last = streams.size() - 1;
+  for (std::size_t rank = 0; rank < streams.size(); ++rank) {
+    const std::size_t microseconds = kShakeShortestUs + (kShakeLongestUs - kShakeShortestUs) * rank / last;
+    wait_kernel<<<1, 1, 0, streams[rank]>>>(1000ull * microseconds);
+    const cudaError_t error = cudaGetLastError();  // a stream of the build's that cannot take it is left as it is
+    if (streams[rank] == own_stream || streams[rank] == cudaStreamLegacy) MEMLAB_CHECK(error);
+  }
 }
 
 namespace {
@@ -952,8 +967,8 @@ int serve(int socket, const Handlers& handlers, const void* api) {
       const auto hold = in.raw<std::int32_t>();
       CallOptions options;
       options.time_each_launch = in.raw<std::uint8_t>() != 0;
-      options.shake_stream_microseconds = std::clamp(in.raw<std::int32_t>(), 0, 100000);
-      options.shake_legacy_microseconds = std::clamp(in.raw<std::int32_t>(), 0, 100000);
+      options.shake_seed = in.raw<std::uint32_t>();
+      options.shake_reversed = in.raw<std::uint8_t>() != 0;
       if (handlers.prepare != nullptr) handlers.prepare(options);
       if (flush) flusher.flush(own_stream);
       if (hold > 0) {

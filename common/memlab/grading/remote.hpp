@@ -402,15 +402,13 @@ struct Preamble {
   /// time each kernel the call launches between the runner's own events
   /// (launch_watch.hpp, time_each_launch()): KernelLaunch's started_ms and ended_ms
   bool time_each_launch = false;
-  /// the order shake (remote.cu's call()): a kernel that waits this long on the runner's stream
-  /// before the lab function runs
-  int shake_stream_microseconds = 0;
-  int shake_legacy_microseconds = 0;  ///< the same on the legacy default stream
+  /// the order shake (remote.cu's call()), 0 for none: the order in which the runner's stream,
+  /// the legacy default stream and the streams the build made are held before the lab function
+  /// runs, each for a different time, is drawn from it (shake_streams())
+  std::uint32_t shake_seed = 0;
+  bool shake_reversed = false;  ///< hold them in the reverse of that order
   /// nothing to do before the call: the student's untimed calls are then shaken
-  bool empty() const {
-    return !flush_l2 && hold_microseconds == 0 && !time_each_launch && shake_stream_microseconds == 0 &&
-           shake_legacy_microseconds == 0;
-  }
+  bool empty() const { return !flush_l2 && hold_microseconds == 0 && !time_each_launch && shake_seed == 0; }
 };
 /// Grader side: @p preamble applies to the next call only.
 void before_next_call(const Preamble& preamble);
@@ -524,16 +522,21 @@ struct CallOptions {
   /// over, by steady_now_ns(), once the GPU got past it (0 until then). A
   /// first launch after it waited for the stream first.
   const std::atomic<std::int64_t>* hold_over_ns = nullptr;
-  int shake_stream_microseconds = 0;  ///< Preamble::shake_stream_microseconds
-  int shake_legacy_microseconds = 0;  ///< Preamble::shake_legacy_microseconds
+  std::uint32_t shake_seed = 0;  ///< Preamble::shake_seed
+  bool shake_reversed = false;   ///< Preamble::shake_reversed
 };
 /// Runner side: the stream the runner gives the lab's functions.
 cudaStream_t serving_stream();
-/// Runner side: the order shake's waits on the runner's stream and on the
-/// legacy default stream (CallOptions), enqueued just before a lab function
-/// runs; streams the build made itself (@p made, streams_made_beside()) wait
-/// as long as the legacy stream.
+/// Runner side: the order shake (CallOptions::shake_seed), enqueued just
+/// before a lab function runs. The runner's stream, the legacy default stream
+/// and the streams the build made itself (@p made, streams_made_beside()) each
+/// wait a different time, from kShakeShortestUs to kShakeLongestUs, in an order
+/// drawn from the seed for each stream alone (so a stream made later does not
+/// reorder the others), or its reverse.
 void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made);
+/// The order shake's shortest and longest holds, in microseconds.
+inline constexpr int kShakeShortestUs = 20;
+inline constexpr int kShakeLongestUs = 500;
 /// Runner side: what serve() does with each call.
 struct Handlers {
   /// calls function @p index of @p api with the arguments in @p in, its result to @p out

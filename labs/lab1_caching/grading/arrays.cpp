@@ -115,7 +115,7 @@ grading::CheckedWork checked_vector_add(const lab1::Api& impl, Arrays& arr, std:
 // on one call, and lose the correctness it has.
 std::string beyond_int_range() {
   const grading::Phase phase("lab1_beyond_int_range");
-  const std::size_t n = memlab::by_gpu::kVectorAddBeyond31Bits;
+  const std::size_t n = memlab::by_gpu::kBeyond31Bits;
   const std::size_t needed = 3 * (n + memlab::kGuardElements) * sizeof(float);
   const std::string no_room = grading::no_room_for("n > 2^31", needed);
   if (!no_room.empty()) return no_room;

@@ -9,6 +9,7 @@
 #include <memlab/device_random.cuh>
 #include <memlab/grading/grader.hpp>
 #include <memlab/grading/matrix_sums.hpp>
+#include <memlab/grading/phases.hpp>
 #include <memlab/grading/speed.hpp>
 #include <memlab/random.hpp>
 #include <memlab/report.hpp>
@@ -19,6 +20,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,11 +43,15 @@ constexpr double kTimedLowestX = 0.995;
 // y: poisoned before every run; both with a guard zone.
 template <typename T>
 struct PolynomialData {
-  memlab::DeviceBuffer<T> x{kPolynomialElements + memlab::kGuardElements};
-  memlab::DeviceBuffer<T> y{kPolynomialElements + memlab::kGuardElements};
+  memlab::DeviceBuffer<T> x;
+  memlab::DeviceBuffer<T> y;
   std::uint64_t seed = 0;
   double low = -1.0, high = 1.0;
-  PolynomialData() { refill(grading::seed() + 7, -1.0, 1.0); }
+  explicit PolynomialData(std::size_t capacity = kPolynomialElements)
+      : x(capacity + memlab::kGuardElements), y(capacity + memlab::kGuardElements) {
+    refill(grading::seed() + 7, -1.0, 1.0);
+  }
+  std::size_t capacity() const { return x.size() - memlab::kGuardElements; }
   // New random x in [new_low, new_high] from @p new_seed.
   void refill(std::uint64_t new_seed, double new_low, double new_high) {
     seed = new_seed;
@@ -121,30 +127,30 @@ std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
   return format_text("n = %zu%s: ", n, step > 1 ? " (every 257th element checked)" : "") + result.describe("y");
 }
 
-// A timed run of `polynomial` on all kPolynomialElements inputs that is
+// A timed run of `polynomial` on all of @p data's inputs that is
 // checked: new random x and y poisoned with a new pattern before it; after it,
 // the guard zone past y and 64 runs of 32 elements of y at places chosen after
 // the run (the first and last among them) compared with the host's Horner
 // within polynomial_tolerance<T>(), as check_polynomial() does (2048 long double
 // Horner evaluations, about 4 ms on one core).
 template <typename T>
-grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
+grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial,
+                                        PolynomialData<T>& data = polynomial_data<T>()) {
   struct State {
     std::uint32_t pattern = 0;
     std::mt19937_64 places{grading::unpredictable_seed()};
   };
-  static constexpr std::size_t n = kPolynomialElements;
   static constexpr std::size_t kChunk = 32;
   static constexpr int kChunks = 64;
+  const std::size_t n = data.capacity();
   auto state = std::make_shared<State>();
-  PolynomialData<T>& data = polynomial_data<T>();
   grading::CheckedWork run;
   run.prepare = [&data, state]() {
     data.refill(grading::unpredictable_seed(), kTimedLowestX, 1.0);
     state->pattern = grading::poison(data.y.data(), data.y.bytes());
   };
-  run.work = [polynomial, &data](cudaStream_t s) { polynomial(data.x.data(), data.y.data(), n, s); };
-  run.verify = [&data, state]() -> std::string {
+  run.work = [polynomial, &data, n](cudaStream_t s) { polynomial(data.x.data(), data.y.data(), n, s); };
+  run.verify = [&data, state, n]() -> std::string {
     if (!grading::still_poisoned(data.y.data() + n, memlab::kGuardElements * sizeof(T), state->pattern)) {
       return format_text("n = %zu: wrote past y[%zu], the end of y", n, n - 1);
     }
@@ -165,6 +171,31 @@ grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial) {
     return wrong.empty() ? "" : format_text("n = %zu: ", n) + wrong;
   };
   return run;
+}
+
+// lab3.cuh's sizes are std::size_t: the polynomial on kBeyond31Bits elements, past 2^31, where the
+// GPU has the memory (x and y: 17.2 GB in float, 34.4 GB in double), checked as a timed run is
+// (checked_polynomial()), so elements past 2^31 are always among those read; freed on return, for
+// the timed checks. What was checked, for the report ("and 2147487747", or why not); throws what
+// was wrong, with a hint set (red team 30: an int grid-stride index scored 100).
+template <typename T>
+std::string check_polynomial_beyond_31_bits(PolynomialFunction<T> polynomial) {
+  const grading::Phase phase("polynomial_beyond_31_bits");
+  const std::size_t n = memlab::by_gpu::kBeyond31Bits;
+  const std::string no_room = grading::no_room_for(format_text("n = %zu (past 2^31)", n),
+                                                   2 * (n + memlab::kGuardElements) * sizeof(T));
+  if (!no_room.empty()) return no_room;
+  PolynomialData<T> huge(n);
+  const grading::CheckedWork run = checked_polynomial(polynomial, huge);
+  run.prepare();
+  run.work(grading::stream());
+  const std::string problem = run.verify();
+  if (!problem.empty()) {
+    grading::hint("Past 2^31 elements an int index wraps around: compute i in std::size_t "
+                  "(blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x, and the stride too).");
+    throw std::runtime_error("past 2^31 elements, " + problem);
+  }
+  return format_text("and %zu", n);
 }
 
 }  // namespace lab3::checks

@@ -199,7 +199,9 @@ std::string tiles_not_dynamic(const grading::StudentLaunches& launches, int tile
   if (use.most_static >= tile_bytes) {
     return format_text("tile width %d: your matmul_dynamic launched %s, which holds %u bytes of fixed __shared__ "
                        "arrays, a %u-byte tile or more. No kernel matmul_dynamic launches may: the tiles live in "
-                       "the extern __shared__ array sized by the launch's third parameter",
+                       "the extern __shared__ array sized by the launch's third parameter. A fixed array these "
+                       "calls never use counts too, where the compiler must keep it (one kernel for steps 2 and 4 "
+                       "chosen by a run-time flag): make the choice a template parameter, or write two kernels",
                        tile, use.most_static_kernel.c_str(), use.most_static, tile_bytes);
   }
   return "";
