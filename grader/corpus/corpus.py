@@ -617,7 +617,7 @@ RED_TEAM = {
         # run 126; step 3 checks n = 2^31 + 4099 since session 19); compensated chunk pairs merged by
         # a TwoSum kernel are fair.
         ("round30/01-subtle_polynomial_int_grid_stride_index",
-         Expect("graded", points={"step3.correct": 0}, total=(60, 60))),
+         Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
         ("round30/02-fair_compensated_chunk_pairs_then_two_sum_merge_kernel", FULL),
     ],
     "lab4": [
