@@ -38,12 +38,13 @@ CallShares measure_call_shares(int rounds);
 /// hold of the stream, and in how many rounds the runner's calls of vector_add
 /// could not all queue behind its hold. Fails the check if a call of
 /// time_launches did not compute c, returned malformed times, or launched other
-/// than the same kernels for each launch in both calls.
+/// than the kernels of one direct call of vector_add for each launch.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
   std::vector<std::vector<double>> theirs, their_kernels;  // [launch][round]; their_kernels empty where unrecorded
   std::vector<std::vector<double>> reference_timer, reference_kernels;  // the same of the reference's time_launches
   std::vector<std::vector<double>> their_kernel_by_runner;  // [launch][round]
+  int their_most_streams = 1;  // the most streams one launch of theirs ran kernels on (recorded calls)
   std::vector<double> first_after_hold[2];  // launch 1 after the short hold, after the long one
   int rounds_vector_add_waited = 0;         // the runner's launches could not all queue behind its hold
   int rounds_timer_waited = 0;              // the student's time_launches launched only once the hold was over
