@@ -434,6 +434,13 @@ RED_TEAM = {
         ("round29/05-trick_file_by_setmntent_process_by_forkpty", Expect("forbidden API", total=(0, 0))),
         ("round29/06-trick_constant_times_matched_by_spin_kernels",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["which launches 1 at this n"])),
+        # Round 32 (run 136: 100 each; open, grader/README.md): a pace kernel vector_add always launches,
+        # slow only inside time_launches, is the longest and sets the span (01); unjoined empty kernels on
+        # six streams buy 6 us of join allowance for a padded timer (02); warm launches on a prefix of
+        # the arrays fake the cache's gain for a kernel that has none (03).
+        ("round32/01-trick_pace_kernel_in_every_vector_add_sets_the_yardstick", FULL),
+        ("round32/02-trick_padded_timer_paid_for_by_unjoined_side_kernels", FULL),
+        ("round32/03-trick_warm_launches_on_a_prefix_fake_the_cache_gain", FULL),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -480,6 +487,9 @@ RED_TEAM = {
          Expect("graded", points={"step3.columns": 0})),
         ("round31/02-subtle_racing_stream_made_before_eight_more", Expect("graded", points={"step3.columns": 0})),
         ("round31/03-fair_rows_sliced_over_twelve_streams_joined_by_events", Expect("graded", total=(95, 100))),
+        # Round 32 (run 136: 100; open): the fork event recorded before the zeroing, so both sides of the
+        # race start from the same hold and the shake does not pull them apart.
+        ("round32/01-subtle_fork_event_recorded_before_the_zeroing", FULL),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -619,6 +629,10 @@ RED_TEAM = {
         ("round30/01-subtle_polynomial_int_grid_stride_index",
          Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
         ("round30/02-fair_compensated_chunk_pairs_then_two_sum_merge_kernel", FULL),
+        # Round 32 (run 136: 100 each; open): an index wrong only past 2^32 (a 32-bit product), and one
+        # element never written at 2^31 - 1, which 64 sampled chunks almost never read.
+        ("round32/01-subtle_size_t_index_from_a_32_bit_product", FULL),
+        ("round32/02-subtle_int_max_launches_stepped_by_2_31_skip_one_element", FULL),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1
