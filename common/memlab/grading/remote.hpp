@@ -534,8 +534,9 @@ cudaStream_t serving_stream();
 /// drawn from the seed for each stream alone (so a stream made later does not
 /// reorder the others), or its reverse.
 void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made);
-/// The order shake's shortest and longest holds, in microseconds.
+/// The order shake's shortest hold, in microseconds.
 inline constexpr int kShakeShortestUs = 20;
+/// The order shake's longest hold, in microseconds.
 inline constexpr int kShakeLongestUs = 500;
 /// Runner side: what serve() does with each call.
 struct Handlers {
