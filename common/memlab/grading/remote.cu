@@ -859,8 +859,6 @@ __global__ void wait_kernel(unsigned long long nanoseconds) {
 
 }  // namespace
 
-cudaStream_t serving_stream() { return own_stream; }
-
 // Kernels, not host functions: the runtime may run a process's host functions one after another
 // on one thread, and a stream's hold would then end when another's did (run 115). Enqueued once
 // the call's buffers are mapped, so that nothing the mapping waits for uses up the hold. Each

@@ -525,8 +525,6 @@ struct CallOptions {
   std::uint32_t shake_seed = 0;  ///< Preamble::shake_seed
   bool shake_reversed = false;   ///< Preamble::shake_reversed
 };
-/// Runner side: the stream the runner gives the lab's functions.
-cudaStream_t serving_stream();
 /// Runner side: the order shake (CallOptions::shake_seed), enqueued just
 /// before a lab function runs. The runner's stream, the legacy default stream
 /// and the streams the build made itself (@p made, streams_made_beside()) each

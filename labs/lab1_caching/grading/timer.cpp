@@ -90,11 +90,15 @@ namespace {
 // direct call of its vector_add at @p n launches (empty where the runner could not watch). A
 // launch of time_launches must be exactly these (red team 29: a kernel of the timer's own choosing,
 // or launch 1 cut in two, was otherwise taken for a launch and its time for the launch's).
+std::vector<std::string> kernel_names(const grading::Launches& made) {
+  std::vector<std::string> names;
+  for (const grading::KernelLaunch& kernel : made.kernels) names.push_back(kernel.kernel);
+  return names;
+}
+
 std::vector<std::string> kernels_of_vector_add(const lab1::Api& api, remote::Side side, Arrays& arr, std::size_t n) {
   api.vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());
-  std::vector<std::string> names;
-  for (const grading::KernelLaunch& kernel : remote::launch_log(side).back().kernels) names.push_back(kernel.kernel);
-  return names;
+  return kernel_names(remote::launch_log(side).back());
 }
 
 std::string readable_list(std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last) {
@@ -115,8 +119,7 @@ const grading::Launches* timer_launches(remote::Side side, int launches, const s
     FAIL("time_launches made or launched a CUDA graph, whose launches the grader cannot time: launch vector_add "
          "directly, once per launch");
   }
-  std::vector<std::string> names;
-  for (const grading::KernelLaunch& kernel : made.kernels) names.push_back(kernel.kernel);
+  const std::vector<std::string> names = kernel_names(made);
   const std::size_t per_launch = one_launch.size();
   const std::string advice = "it must call vector_add once per launch, and launch nothing else";
   if (per_launch == 0 || names.size() != per_launch * static_cast<std::size_t>(launches)) {
