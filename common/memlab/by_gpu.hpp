@@ -46,6 +46,9 @@ inline constexpr std::size_t kBeyond32BitsSide = 65537;
 /// The n past 2^31 elements of lab 1's vector_add check and lab 3's polynomial
 /// check, not a multiple of any block size.
 inline constexpr std::size_t kBeyond31Bits = (std::size_t{1} << 31) + 4099;
+/// The n past 2^32 elements of lab 3's float polynomial check: an index made
+/// of a product of 32-bit values wraps there, not at 2^31.
+inline constexpr std::size_t kBeyond32BitsElements = (std::size_t{1} << 32) + 4099;
 
 /// The bytes a check past 32-bit offsets allocates (a kBeyond32BitsSide square
 /// matrix of @p element_bytes), and the eighth to spare that

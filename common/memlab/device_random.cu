@@ -53,4 +53,40 @@ void fill_words(void* data, std::size_t count, std::uint32_t pattern, cudaStream
   MEMLAB_CHECK_LAUNCH();
 }
 
+namespace {
+// Each thread counts what it finds and adds it once: a correct output adds nothing.
+template <typename Word>
+__global__ void count_filled_kernel(const Word* data, std::size_t count, Word pattern,
+                                    unsigned long long* found) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    mine += data[i] == pattern;
+  }
+  if (mine != 0) atomicAdd(found, mine);
+}
+}  // namespace
+
+std::size_t count_filled(const void* data, std::size_t count, std::size_t element_bytes, std::uint32_t pattern,
+                         cudaStream_t stream) {
+  if (element_bytes != 4 && element_bytes != 8) throw std::invalid_argument("count_filled: elements of 4 or 8 bytes");
+  if (count == 0) return 0;
+  unsigned long long* found = nullptr;
+  MEMLAB_CHECK(cudaMallocAsync(&found, sizeof(*found), stream));
+  MEMLAB_CHECK(cudaMemsetAsync(found, 0, sizeof(*found), stream));
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + 255) / 256, 4096));
+  if (element_bytes == 4) {
+    count_filled_kernel<<<blocks, 256, 0, stream>>>(static_cast<const std::uint32_t*>(data), count, pattern, found);
+  } else {
+    const std::uint64_t both = (std::uint64_t{pattern} << 32) | pattern;
+    count_filled_kernel<<<blocks, 256, 0, stream>>>(static_cast<const std::uint64_t*>(data), count, both, found);
+  }
+  MEMLAB_CHECK_LAUNCH();
+  unsigned long long result = 0;
+  MEMLAB_CHECK(cudaMemcpyAsync(&result, found, sizeof(result), cudaMemcpyDeviceToHost, stream));
+  MEMLAB_CHECK(cudaFreeAsync(found, stream));
+  MEMLAB_CHECK(cudaStreamSynchronize(stream));
+  return static_cast<std::size_t>(result);
+}
+
 }  // namespace memlab

@@ -1,5 +1,6 @@
 /// @file device_random.cuh
-/// @brief Filling device arrays with seeded random values, on the GPU.
+/// @brief Filling device arrays with seeded random values or a poison, and
+/// counting the poison left, on the GPU.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,5 +20,11 @@ void fill_random(T* data, std::size_t count, std::uint64_t seed, double low, dou
 
 /// Sets each of @p count 32-bit words at @p data to @p pattern, on @p stream.
 void fill_words(void* data, std::size_t count, std::uint32_t pattern, cudaStream_t stream);
+
+/// How many of the @p count elements of @p element_bytes (4 or 8) at @p data
+/// still hold @p pattern in every 32-bit word (fill_words()), counted on
+/// @p stream; waits for it. Throws std::invalid_argument for another size.
+std::size_t count_filled(const void* data, std::size_t count, std::size_t element_bytes, std::uint32_t pattern,
+                         cudaStream_t stream);
 
 }  // namespace memlab

@@ -361,9 +361,13 @@ RED_TEAM = {
         ("round18/04-trick_one_event_pair_split_by_a_fixed_ratio",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("round18/05-trick_replays_the_runners_own_events", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
-        # A correct timer around a kernel of its own (one thread per element, 1.25x the warm time of
-        # its vector_add, 1.29x gain): fair since run 75, where a bar from its vector_add's gain decided it by 0.01x.
-        ("round18/07-fair_timer_launches_one_thread_per_element", FULL),
+        # A correct timer around a launch of its own (one thread per element, ceil(n / 256) blocks, where
+        # its vector_add launches 8 blocks per SM): 100 from run 75 to session 19. Since session 20 the
+        # yardstick is the grader's own calls of vector_add, and each launch of time_launches must ask for
+        # their grid and block (lab1.cuh: it "launches vector_add"; red team 32 faked the cache's gain with
+        # launches of its own shape): step 2 fails, saying what to call.
+        ("round18/07-fair_timer_launches_one_thread_per_element",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["where a call of your vector_add at the same n runs"])),
         # Evict-first loads and stores: launches 2-5 no longer find the arrays in L2 (1.01x by its timer
         # and by the grader's events, run 75). Step 2 asks to see the cache, where the reference's runner
         # sees it (the lab's rule): it fails, and the message names the kernel, not the timer.
@@ -434,13 +438,18 @@ RED_TEAM = {
         ("round29/05-trick_file_by_setmntent_process_by_forkpty", Expect("forbidden API", total=(0, 0))),
         ("round29/06-trick_constant_times_matched_by_spin_kernels",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["which launches 1 at this n"])),
-        # Round 32 (run 136: 100 each; open, grader/README.md): a pace kernel vector_add always launches,
-        # slow only inside time_launches, is the longest and sets the span (01); unjoined empty kernels on
-        # six streams buy 6 us of join allowance for a padded timer (02); warm launches on a prefix of
-        # the arrays fake the cache's gain for a kernel that has none (03).
-        ("round32/01-trick_pace_kernel_in_every_vector_add_sets_the_yardstick", FULL),
-        ("round32/02-trick_padded_timer_paid_for_by_unjoined_side_kernels", FULL),
-        ("round32/03-trick_warm_launches_on_a_prefix_fake_the_cache_gain", FULL),
+        # Round 32 (run 136: 100 each). Session 20: the yardstick is direct calls of vector_add the
+        # runner makes itself, and a launch of time_launches must ask for the same grid and block and
+        # run as long: a pace kernel vector_add always launches, slow only inside time_launches (01),
+        # and warm launches on a prefix of the arrays (03) fail; the join allowance is what joining
+        # cost the runner's events around those calls, so unjoined empty kernels on six streams buy
+        # nothing for a padded timer (02).
+        ("round32/01-trick_pace_kernel_in_every_vector_add_sets_the_yardstick",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round32/02-trick_padded_timer_paid_for_by_unjoined_side_kernels",
+         Expect("graded", points={"step2.timer": 0}, total=(40, 50))),
+        ("round32/03-trick_warm_launches_on_a_prefix_fake_the_cache_gain",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -629,10 +638,13 @@ RED_TEAM = {
         ("round30/01-subtle_polynomial_int_grid_stride_index",
          Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
         ("round30/02-fair_compensated_chunk_pairs_then_two_sum_merge_kernel", FULL),
-        # Round 32 (run 136: 100 each; open): an index wrong only past 2^32 (a 32-bit product), and one
-        # element never written at 2^31 - 1, which 64 sampled chunks almost never read.
-        ("round32/01-subtle_size_t_index_from_a_32_bit_product", FULL),
-        ("round32/02-subtle_int_max_launches_stepped_by_2_31_skip_one_element", FULL),
+        # Round 32 (run 136: 100 each). Session 20: the float polynomial is checked at 2^32 + 4099, where
+        # an index made of a 32-bit product wraps (01), and every element of y must be written, counted
+        # on the GPU, where 64 sampled chunks almost never read the one element left at 2^31 - 1 (02).
+        ("round32/01-subtle_size_t_index_from_a_32_bit_product",
+         Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
+        ("round32/02-subtle_int_max_launches_stepped_by_2_31_skip_one_element",
+         Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1

@@ -85,24 +85,41 @@ bool listed(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId id) {
   return std::find(std::begin(ids), std::end(ids), id) != std::end(ids);
 }
 
-// The dynamic shared memory a launch asks for, from the driver call's parameters.
-std::uint32_t dynamic_shared_bytes(CUpti_CallbackId id, const void* parameters) {
+// What a launch asks for (dynamic shared memory, grid and block), from the driver call's parameters;
+// cuLaunch and cuLaunchGrid take theirs from calls made before, and stay 0.
+template <typename Parameters>
+void set_shape(KernelLaunch& launch, const Parameters& asked) {
+  launch.dynamic_shared_bytes = asked.sharedMemBytes;
+  launch.grid = {asked.gridDimX, asked.gridDimY, asked.gridDimZ};
+  launch.block = {asked.blockDimX, asked.blockDimY, asked.blockDimZ};
+}
+
+KernelLaunch launch_of(CUpti_CallbackId id, const char* symbol, const void* parameters) {
+  KernelLaunch launch;
+  launch.kernel = symbol;
   switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      return static_cast<const cuLaunchKernel_params*>(parameters)->sharedMemBytes;
+      set_shape(launch, *static_cast<const cuLaunchKernel_params*>(parameters));
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      return static_cast<const cuLaunchKernel_ptsz_params*>(parameters)->sharedMemBytes;
+      set_shape(launch, *static_cast<const cuLaunchKernel_ptsz_params*>(parameters));
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      return static_cast<const cuLaunchKernelEx_params*>(parameters)->config->sharedMemBytes;
+      set_shape(launch, *static_cast<const cuLaunchKernelEx_params*>(parameters)->config);
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      return static_cast<const cuLaunchKernelEx_ptsz_params*>(parameters)->config->sharedMemBytes;
+      set_shape(launch, *static_cast<const cuLaunchKernelEx_ptsz_params*>(parameters)->config);
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      return static_cast<const cuLaunchCooperativeKernel_params*>(parameters)->sharedMemBytes;
+      set_shape(launch, *static_cast<const cuLaunchCooperativeKernel_params*>(parameters));
+      break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      return static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(parameters)->sharedMemBytes;
+      set_shape(launch, *static_cast<const cuLaunchCooperativeKernel_ptsz_params*>(parameters));
+      break;
     default:
-      return 0;  // cuLaunch and cuLaunchGrid take theirs from cuFuncSetSharedSize
+      break;
   }
+  return launch;
 }
 
 // Kernel records of a timed call (time_each_launch()): CUPTI's activity records of concurrent
@@ -118,11 +135,7 @@ struct KernelTimes {
 };
 std::mutex records_guard;                             // CUPTI delivers buffers from a thread of its own
 std::map<std::uint32_t, KernelTimes> kernel_records;  // by correlation id
-struct TimedLaunch {
-  std::size_t launch = 0;  // in seen.kernels
-  std::uint32_t correlation = 0;
-};
-std::vector<TimedLaunch> timed;  // this call's, in launch order
+bool timing_across_calls = false;  // time_launches_of_calls(), until read_launch_times()
 
 void CUPTIAPI give_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* most_records) {
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kRecordBufferBytes));
@@ -143,27 +156,34 @@ void CUPTIAPI take_buffer(CUcontext, std::uint32_t, std::uint8_t* buffer, std::s
   std::free(buffer);
 }
 
-// Each timed launch's start and end by its kernel record, in milliseconds after the first one's
-// start. The call has returned; its kernels are waited for before the records are asked for.
-void read_times(const std::vector<TimedLaunch>& launches, std::vector<KernelLaunch>& kernels) {
+// Each timed launch's start and end by its kernel record (KernelLaunch::correlation set), in
+// milliseconds after the first one's start. The calls have returned; their kernels are waited for
+// before the records are asked for.
+void read_times(const std::vector<KernelLaunch*>& launches) {
   static const auto synchronize = driver_function<PFN_cuCtxSynchronize_v2000>("cuCtxSynchronize");
   synchronize();
   cuptiActivityFlushAll(0);
   record_kernels(false);
   const std::lock_guard<std::mutex> lock(records_guard);
   std::uint64_t origin = UINT64_MAX;
-  for (const TimedLaunch& launch : launches) {
-    const auto found = kernel_records.find(launch.correlation);
+  for (const KernelLaunch* launch : launches) {
+    const auto found = kernel_records.find(launch->correlation);
     if (found != kernel_records.end()) origin = std::min(origin, found->second.start_ns);
   }
-  for (const TimedLaunch& launch : launches) {
-    const auto found = kernel_records.find(launch.correlation);
+  for (KernelLaunch* launch : launches) {
+    const auto found = kernel_records.find(launch->correlation);
     if (found == kernel_records.end() || found->second.end_ns < found->second.start_ns) continue;
-    kernels[launch.launch].started_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.start_ns - origin));
-    kernels[launch.launch].ended_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.end_ns - origin));
-    kernels[launch.launch].stream_id = found->second.stream_id;
+    launch->started_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.start_ns - origin));
+    launch->ended_ms = static_cast<float>(1e-6 * static_cast<double>(found->second.end_ns - origin));
+    launch->stream_id = found->second.stream_id;
   }
   kernel_records.clear();
+}
+
+void add_timed(Launches& call, std::vector<KernelLaunch*>& launches) {
+  for (KernelLaunch& launch : call.kernels) {
+    if (launch.correlation != 0) launches.push_back(&launch);
+  }
 }
 
 // The driver's calls that load a module or a library, and the image each is given (nullptr: a
@@ -220,8 +240,8 @@ void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, 
   if (listed(kGraphWork, id) || call->symbolName == nullptr || call->symbolName[0] == '\0') {
     ++seen.unnamed;
   } else {
-    seen.kernels.push_back({call->symbolName, dynamic_shared_bytes(id, call->functionParams)});
-    if (timing && serving) timed.push_back({seen.kernels.size() - 1, call->correlationId});
+    KernelLaunch& launch = seen.kernels.emplace_back(launch_of(id, call->symbolName, call->functionParams));
+    if (timing && serving) launch.correlation = call->correlationId;
   }
 }
 
@@ -286,8 +306,29 @@ std::string record_kernels(bool on) {
 void time_each_launch() {
 #if defined(MEMLAB_HAVE_CUPTI)
   const std::lock_guard<std::mutex> lock(guard);
-  timed.clear();
   timing = true;
+#endif
+}
+
+void time_launches_of_calls() {
+#if defined(MEMLAB_HAVE_CUPTI)
+  const std::lock_guard<std::mutex> lock(guard);
+  timing = timing_across_calls = true;
+#endif
+}
+
+void read_launch_times(std::vector<Launches>& calls) {
+#if defined(MEMLAB_HAVE_CUPTI)
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    if (!std::exchange(timing_across_calls, false)) return;
+    timing = false;
+  }
+  std::vector<KernelLaunch*> launches;
+  for (Launches& call : calls) add_timed(call, launches);
+  read_times(launches);
+#else
+  (void)calls;
 #endif
 }
 
@@ -295,7 +336,6 @@ Launches take_launches(int fatbins) {
   Launches taken;
 #if defined(MEMLAB_HAVE_CUPTI)
   bool was_timing = false;
-  std::vector<TimedLaunch> to_time;
 #endif
   {
     const std::lock_guard<std::mutex> lock(guard);
@@ -313,13 +353,17 @@ Launches take_launches(int fatbins) {
     taken.watched = watching;
     taken.modules_loaded = modules_of_its_own;
 #if defined(MEMLAB_HAVE_CUPTI)
-    was_timing = std::exchange(timing, false);
-    to_time = std::exchange(timed, {});
+    // Across calls, read_launch_times() reads them all at the end.
+    if (!timing_across_calls) was_timing = std::exchange(timing, false);
 #endif
   }
 #if defined(MEMLAB_HAVE_CUPTI)
   // Outside the guard: CUPTI may deliver the records from a thread of its own.
-  if (was_timing) read_times(to_time, taken.kernels);
+  if (was_timing) {
+    std::vector<KernelLaunch*> launches;
+    add_timed(taken, launches);
+    read_times(launches);
+  }
 #endif
   return taken;
 }

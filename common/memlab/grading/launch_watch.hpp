@@ -19,6 +19,7 @@
 /// memory and undo it; grader/README.md, threat model).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -43,12 +44,19 @@ struct KernelLaunch {
   /// The dynamic shared memory the launch asked for (its third parameter), in
   /// bytes: 0 for a launch through the driver's oldest calls.
   std::uint32_t dynamic_shared_bytes = 0;
+  /// The grid and the block the launch asked for (x, y, z): 0s for a launch
+  /// through the driver's oldest calls (cuLaunch, cuLaunchGrid).
+  std::array<std::uint32_t, 3> grid{};
+  std::array<std::uint32_t, 3> block{};  ///< see grid
   /// Where the call was timed (time_each_launch()): the kernel's start on the
   /// GPU's clock, by CUPTI's kernel record, in milliseconds after the first
   /// timed launch of the call began. Negative where not timed.
   float started_ms = -1.0f;
   float ended_ms = -1.0f;  ///< see started_ms
   std::uint32_t stream_id = 0;  ///< where timed: CUPTI's id of the stream the kernel ran on
+  /// Where timed: the driver call's correlation id, by which the runner finds
+  /// its kernel record (read_launch_times() reads it from each call's reply).
+  std::uint32_t correlation = 0;
 };
 
 /// The kernels one call of a lab function launched, as the runner's watch saw them.
@@ -100,6 +108,18 @@ std::string record_kernels(bool on);
 /// itself, not against other calls of the same function (red team 19 padded
 /// only those).
 void time_each_launch();
+
+/// Runner side: as time_each_launch(), for every call until
+/// read_launch_times(): take_launches() hands each call's kernels over
+/// untimed, and the times of all of them are read at once, after the last
+/// (one wait for the GPU, not one per call). Lab 1's step 2 takes its
+/// yardstick from calls the grader makes itself, back to back behind a hold.
+void time_launches_of_calls();
+
+/// Runner side: after time_launches_of_calls() and the calls, waits for the
+/// GPU and fills in the times of the kernels in @p calls (each call's, as
+/// take_launches() gave them), in milliseconds after the first one's start.
+void read_launch_times(std::vector<Launches>& calls);
 
 /// Runner side: the launches since the last call, and starts a new list. The
 /// first call ends the build's loading: modules loaded before it beyond

@@ -727,6 +727,22 @@ Preamble order_shake(std::uint32_t function) {
   }
   return shake;
 }
+
+// Work no call can answer for: the lab's functions launch their own kernels and hold the GPU code
+// their build registered (launch_watch.hpp). The check that made the call fails.
+void require_answerable(const Launches& launched) {
+  if (launched.from_other_threads > 0) {
+    throw RunnerError(format_text("%u kernel launches came from a thread of the code's own, not from the lab's "
+                                  "function before it returned: the grader cannot tell which call they serve",
+                                  launched.from_other_threads));
+  }
+  if (launched.modules_loaded > 0) {
+    throw RunnerError(format_text("the code loaded GPU modules of its own, or kept the build's from loading (%u, at "
+                                  "run time or in a constructor): the grader reads only the code the build holds, "
+                                  "and every later call fails too",
+                                  launched.modules_loaded));
+  }
+}
 }  // namespace
 
 std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& arguments) {
@@ -753,20 +769,7 @@ std::vector<unsigned char> call(Side side, std::uint32_t index, const Writer& ar
       send_and_wait(side, request, clock.running() ? &milliseconds : nullptr, arguments.descriptors(), index);
   Reader in = check_reply(side, reply);
   if (clock.running()) clock.add(milliseconds - base_ms());
-  const Launches& launched = launch_logs()[static_cast<int>(side)].emplace_back(Codec<Launches>::get(in));
-  // Work no call can answer for: the lab's functions launch their own kernels and hold the GPU code
-  // their build registered (launch_watch.hpp). The check that made this call fails.
-  if (launched.from_other_threads > 0) {
-    throw RunnerError(format_text("%u kernel launches came from a thread of the code's own, not from the lab's "
-                                  "function before it returned: the grader cannot tell which call they serve",
-                                  launched.from_other_threads));
-  }
-  if (launched.modules_loaded > 0) {
-    throw RunnerError(format_text("the code loaded GPU modules of its own, or kept the build's from loading (%u, at "
-                                  "run time or in a constructor): the grader reads only the code the build holds, "
-                                  "and every later call fails too",
-                                  launched.modules_loaded));
-  }
+  require_answerable(launch_logs()[static_cast<int>(side)].emplace_back(Codec<Launches>::get(in)));
   return std::vector<unsigned char>(reply.end() - static_cast<std::ptrdiff_t>(in.left()), reply.end());
 }
 
@@ -788,9 +791,11 @@ RunnerTimes time_calls_in_runner(Side side, std::uint32_t index, const Writer& a
   RunnerTimes times;
   times.all_queued_first = in.raw<std::uint8_t>() != 0;
   times.ms = Codec<std::vector<double>>::get(in);
-  if (times.ms.size() != static_cast<std::size_t>(count)) {
+  times.calls = Codec<std::vector<Launches>>::get(in);
+  if (times.ms.size() != static_cast<std::size_t>(count) || times.calls.size() != static_cast<std::size_t>(count)) {
     throw RunnerError("the runner returned the wrong number of times");
   }
+  for (const Launches& launched : times.calls) require_answerable(launched);
   return times;
 }
 
@@ -987,15 +992,23 @@ int serve(int socket, const Handlers& handlers, const void* api) {
         const auto index = in.raw<std::uint32_t>();
         const auto count = std::clamp(in.raw<std::int32_t>(), 1, 1000);
         const std::vector<unsigned char> arguments(request.end() - static_cast<std::ptrdiff_t>(in.left()), request.end());
+        // Each call's launches, as call() replies them (the result after them is not needed).
+        std::vector<Launches> calls;
         const Work work = [&](cudaStream_t) {
           Reader again(arguments);
-          Writer ignored;
-          handlers.call(api, index, CallOptions{}, again, ignored);
+          Writer answer;
+          handlers.call(api, index, CallOptions{}, again, answer);
+          Reader launched(answer.bytes());
+          calls.push_back(Codec<Launches>::get(launched));
         };
+        const bool timed = options.time_each_launch && handlers.time_calls != nullptr && handlers.read_times != nullptr;
+        if (timed) handlers.time_calls();
         bool all_queued_first = false;
         const std::vector<double> ms = time_sequence(work, count, own_stream, &all_queued_first);
+        if (timed) handlers.read_times(calls);
         out.raw<std::uint8_t>(all_queued_first ? 1 : 0);
         Codec<std::vector<double>>::put(out, ms);
+        Codec<std::vector<Launches>>::put(out, calls);
       }
       const std::string trouble = cuda_trouble(lost);
       reply = trouble.empty() ? out.bytes() : failure_reply(trouble, lost);

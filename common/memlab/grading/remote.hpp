@@ -209,22 +209,29 @@ struct Codec<std::string> {
 /// One launch a call made (launch_watch.hpp).
 template <>
 struct Codec<KernelLaunch> {
-  /// Writes the kernel's name, the dynamic shared memory the launch asked for, its times and stream.
+  /// Writes the kernel's name, the dynamic shared memory, grid and block the launch asked for, its times, stream
+  /// and correlation id.
   static void put(Writer& out, const KernelLaunch& launch) {
     Codec<std::string>::put(out, launch.kernel);
     out.raw(launch.dynamic_shared_bytes);
+    for (std::uint32_t extent : launch.grid) out.raw(extent);
+    for (std::uint32_t extent : launch.block) out.raw(extent);
     out.raw(launch.started_ms);
     out.raw(launch.ended_ms);
     out.raw(launch.stream_id);
+    out.raw(launch.correlation);
   }
   /// Reads them.
   static KernelLaunch get(Reader& in) {
     KernelLaunch launch;
     launch.kernel = Codec<std::string>::get(in);
     launch.dynamic_shared_bytes = in.raw<std::uint32_t>();
+    for (std::uint32_t& extent : launch.grid) extent = in.raw<std::uint32_t>();
+    for (std::uint32_t& extent : launch.block) extent = in.raw<std::uint32_t>();
     launch.started_ms = in.raw<float>();
     launch.ended_ms = in.raw<float>();
     launch.stream_id = in.raw<std::uint32_t>();
+    launch.correlation = in.raw<std::uint32_t>();
     return launch;
   }
 };
@@ -417,6 +424,9 @@ void before_next_call(const Preamble& preamble);
 struct RunnerTimes {
   std::vector<double> ms;         ///< per call
   bool all_queued_first = false;  ///< every call returned before the first ran (meaningful behind a hold)
+  /// What each call launched, as the runner's watch saw it; with the kernels' times where the
+  /// preamble asked for them (Preamble::time_each_launch), read once after the last call.
+  std::vector<Launches> calls;
 };
 
 /// Grader side: times @p count calls of function @p index with @p arguments,
@@ -542,6 +552,11 @@ struct Handlers {
   void (*call)(const void* api, std::uint32_t index, const CallOptions& options, Reader& in, Writer& out) = nullptr;
   /// before the preamble's flush and hold of a call (nullptr: nothing)
   void (*prepare)(const CallOptions& options) = nullptr;
+  /// before a sequence of timed calls whose launches are to be timed (launch_watch.hpp's
+  /// time_launches_of_calls(); nullptr: they are not)
+  void (*time_calls)() = nullptr;
+  /// after them: their launches' times (launch_watch.hpp's read_launch_times())
+  void (*read_times)(std::vector<Launches>& calls) = nullptr;
 };
 /// Runner side: serves calls on @p socket until it closes.
 int serve(int socket, const Handlers& handlers, const void* api);

@@ -34,12 +34,18 @@ constexpr int kCacheRounds = 15;
 // (runs 111-113). Host clocks (2 us over) fail by the hold, or by waiting for
 // it (below).
 constexpr double kMostExcessOverReferenceMs = 0.002;
-// And more by this for each stream beyond the first that a launch of theirs ran kernels on: a
-// vector_add forked to streams of its own and joined back (events on the way out and back) costs
-// the GPU time outside its kernels, which a fair timer's events count. Four streams: 3.1 us over
-// the reference's timer (red team 29's file 01, run 133), where a timer that waits between launches
-// is 4.6-5.4 us over on one stream.
+// And more by what joining costs, measured (judge_timer_at_half_l2()), up to this for each stream
+// beyond the first that a direct call's kernels ran on: a vector_add forked to streams of its own
+// and joined back (events on the way out and back) costs the GPU time outside its kernels, which a
+// fair timer's events count. Four streams: 3.1 us over the reference's timer (red team 29's file
+// 01, run 133), where a timer that waits between launches is 4.6-5.4 us over on one stream.
 constexpr double kJoinAllowanceMs = 0.001;
+// The kernels of each launch of time_launches (its recorded call) must run as long as the same
+// launch of direct calls of vector_add, medians over the rounds, within the larger of these: the
+// same kernels, flushed and held alike. A launch at another n, or a kernel slowed or sped up only
+// inside time_launches, runs longer or shorter (red team 32's files 01 and 03).
+constexpr double kMostKernelsApartMs = 0.001;
+constexpr double kMostKernelsApartShare = 0.1;
 // And no launch, launch 1 included, may add less than the reference's timer
 // adds to the same launch by more than this: one pair of events shared out
 // among the launches by a ratio does (red team 26, file 02: 2.95 us short);
@@ -86,110 +92,149 @@ void require_times(const std::vector<float>& ms, int launches) {
 
 namespace {
 
-// What one launch of vector_add is on @p side: the kernels, by name in launch order, that a
-// direct call of its vector_add at @p n launches (empty where the runner could not watch). A
-// launch of time_launches must be exactly these (red team 29: a kernel of the timer's own choosing,
-// or launch 1 cut in two, was otherwise taken for a launch and its time for the launch's).
-std::vector<std::string> kernel_names(const grading::Launches& made) {
-  std::vector<std::string> names;
-  for (const grading::KernelLaunch& kernel : made.kernels) names.push_back(kernel.kernel);
-  return names;
+using Kernels = std::vector<grading::KernelLaunch>;
+
+// The same kernel, asked for with the same grid and block: a launch of time_launches at another n,
+// or with a kernel whose work an argument sets, is not one of vector_add as it is called.
+bool same_launch(const grading::KernelLaunch& a, const grading::KernelLaunch& b) {
+  return a.kernel == b.kernel && a.grid == b.grid && a.block == b.block;
 }
 
-std::vector<std::string> kernels_of_vector_add(const lab1::Api& api, remote::Side side, Arrays& arr, std::size_t n) {
-  api.vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());
-  return kernel_names(remote::launch_log(side).back());
-}
-
-std::string readable_list(std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last) {
+std::string readable_list(Kernels::const_iterator first, Kernels::const_iterator last) {
   std::string text;
-  for (auto name = first; name != last; ++name) text += (text.empty() ? "" : ", ") + grading::readable_name(*name);
+  for (auto kernel = first; kernel != last; ++kernel) {
+    text += (text.empty() ? "" : ", ") +
+            format_text("%s<<<(%u, %u, %u), (%u, %u, %u)>>>", grading::readable_name(kernel->kernel).c_str(),
+                        kernel->grid[0], kernel->grid[1], kernel->grid[2], kernel->block[0], kernel->block[1],
+                        kernel->block[2]);
+  }
   return text.empty() ? "no kernel" : text;
 }
 
-// The kernels the last call of time_launches in @p side's runner launched, as
-// its launch watch saw them (launch_watch.hpp); nullptr where it could not
-// watch. Fails the check if the call launched a CUDA graph, or other than
-// @p launches times the kernels of @p one_launch, each launch's in its order
-// (red team 19's file 01 launched once and reported five).
-const grading::Launches* timer_launches(remote::Side side, int launches, const std::vector<std::string>& one_launch) {
+// What one launch of vector_add is on @p side: the kernels, in launch order, that a direct call of
+// its vector_add at @p n launches (empty where the runner could not watch). A launch of
+// time_launches must be exactly these (red team 29: a kernel of the timer's own choosing, or
+// launch 1 cut in two, was otherwise taken for a launch and its time for the launch's).
+Kernels kernels_of_vector_add(const lab1::Api& api, remote::Side side, Arrays& arr, std::size_t n) {
+  api.vector_add(arr.a(), arr.b(), arr.c(), n, grading::stream());
+  return remote::launch_log(side).back().kernels;
+}
+
+// The kernels of each launch the last call of time_launches in @p side's runner made, as its launch
+// watch saw them (launch_watch.hpp); empty where it could not watch. Fails the check if the call
+// launched a CUDA graph, or if its launch i did not run exactly the kernels of @p expected[i], the
+// same grid and block, in their order (red team 19's file 01 launched once and reported five;
+// red team 32's file 03 launched its warm launches on a prefix of the arrays).
+std::vector<Kernels> timer_launches(remote::Side side, const std::vector<Kernels>& expected) {
   const grading::Launches& made = remote::launch_log(side).back();
-  if (!made.watched) return nullptr;
+  if (!made.watched) return {};
   if (made.unnamed > 0) {
     FAIL("time_launches made or launched a CUDA graph, whose launches the grader cannot time: launch vector_add "
          "directly, once per launch");
   }
-  const std::vector<std::string> names = kernel_names(made);
-  const std::size_t per_launch = one_launch.size();
-  const std::string advice = "it must call vector_add once per launch, and launch nothing else";
-  if (per_launch == 0 || names.size() != per_launch * static_cast<std::size_t>(launches)) {
-    FAIL("time_launches launched " << names.size() << " kernels when asked for " << launches
-                                   << " launches of vector_add, which launches " << per_launch << " at this n: "
-                                   << advice);
+  std::size_t asked = 0;
+  for (const Kernels& launch : expected) asked += launch.size();
+  const std::string advice = "it must call vector_add once per launch, on the arrays and the n it is given, and launch "
+                             "nothing else";
+  const std::size_t per_launch = expected.empty() ? 0 : expected.front().size();
+  if (per_launch == 0 || made.kernels.size() != asked) {
+    FAIL("time_launches launched " << made.kernels.size() << " kernels when asked for " << expected.size()
+                                   << " launches of vector_add, which launches " << per_launch
+                                   << " at this n: " << advice);
   }
-  for (int launch = 0; launch < launches; ++launch) {
-    const auto first = names.begin() + static_cast<std::ptrdiff_t>(launch * per_launch);
-    if (!std::equal(one_launch.begin(), one_launch.end(), first)) {
-      FAIL("launch " << launch + 1 << " of time_launches ran " << readable_list(first, first + per_launch)
+  std::vector<Kernels> launches;
+  auto next = made.kernels.begin();
+  for (const Kernels& one_launch : expected) {
+    const Kernels& ran = launches.emplace_back(next, next + static_cast<std::ptrdiff_t>(one_launch.size()));
+    next += static_cast<std::ptrdiff_t>(one_launch.size());
+    if (!std::equal(one_launch.begin(), one_launch.end(), ran.begin(), same_launch)) {
+      FAIL("launch " << launches.size() << " of time_launches ran " << readable_list(ran.begin(), ran.end())
                      << ", where a call of your vector_add at the same n runs "
                      << readable_list(one_launch.begin(), one_launch.end()) << ": " << advice);
     }
   }
-  return &made;
+  return launches;
 }
 
-// The GPU's own times of @p made's launches, by CUPTI's kernel records, the
-// kernels taken in @p launches equal groups in launch order. A launch's span
-// starts from its longest kernel and takes in every kernel of the launch, on
-// whatever stream, that runs within kMostGapInLaunchMs of it, and of those taken
-// in: chunks of a vector_add on several streams, forked and joined, count
-// whole, while a side kernel that ran apart from the launch (corpus 1's
-// out_of_bounds puts one on the legacy stream, where it runs during the hold)
-// stays out, as a timer's events on the launch's stream do not bracket it.
-// Fails the check if one was not timed.
-std::vector<double> kernel_spans(const grading::Launches& made, int launches, int& most_streams) {
-  const std::size_t per_launch = made.kernels.size() / static_cast<std::size_t>(launches);
-  std::vector<double> spans;
-  for (std::size_t first = 0; first < made.kernels.size(); first += per_launch) {
-    std::vector<std::pair<double, double>> runs;  // each kernel's start and end
-    std::vector<std::uint32_t> streams;           // and its stream
-    for (std::size_t k = first; k < first + per_launch; ++k) {
-      const grading::KernelLaunch& kernel = made.kernels[k];
-      if (kernel.started_ms < 0.0f || kernel.ended_ms < 0.0f) {
-        FAIL("the grader could not time launch " << k + 1 << " of time_launches (" << kernel.kernel
-                                                 << "): launch vector_add's kernels with <<<...>>> or "
-                                                    "cudaLaunchKernel, on a stream");
-      }
-      runs.emplace_back(kernel.started_ms, kernel.ended_ms);
-      streams.push_back(kernel.stream_id);
+// The GPU's own time of one launch of vector_add (@p what, for a failure's message), by CUPTI's
+// kernel records. The span starts from the launch's longest kernel and takes in every kernel of
+// the launch, on whatever stream, that runs within kMostGapInLaunchMs of it, and of those taken
+// in: chunks of a vector_add on several streams, forked and joined, count whole, while a side
+// kernel that ran apart from the launch (corpus 1's out_of_bounds puts one on the legacy stream,
+// where it runs during the hold) stays out, as a timer's events on the launch's stream do not
+// bracket it. Fails the check if a kernel was not timed.
+struct Span {
+  double ms = 0.0;
+  int streams = 1;  // the streams the kernels taken in ran on
+};
+Span span_of(const Kernels& launch, const std::string& what) {
+  std::vector<std::pair<double, double>> runs;  // each kernel's start and end
+  for (const grading::KernelLaunch& kernel : launch) {
+    if (kernel.started_ms < 0.0f || kernel.ended_ms < 0.0f) {
+      FAIL("the grader could not time " << what << " (" << kernel.kernel
+                                        << "): launch vector_add's kernels with <<<...>>> or cudaLaunchKernel, on a "
+                                           "stream");
     }
-    // Grown from the longest kernel until no other runs within kMostGapInLaunchMs of the span.
-    const auto longest = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-      return a.second - a.first < b.second - b.first;
-    });
-    double started = longest->first;
-    double ended = longest->second;
-    std::vector<bool> taken(runs.size(), false);
-    taken[static_cast<std::size_t>(longest - runs.begin())] = true;
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (std::size_t r = 0; r < runs.size(); ++r) {
-        if (taken[r] || runs[r].first > ended + kMostGapInLaunchMs || runs[r].second < started - kMostGapInLaunchMs) {
-          continue;
-        }
-        taken[r] = grew = true;
-        started = std::min(started, runs[r].first);
-        ended = std::max(ended, runs[r].second);
-      }
-    }
-    spans.push_back(ended - started);
-    std::vector<std::uint32_t> spanned;
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      if (taken[r] && std::find(spanned.begin(), spanned.end(), streams[r]) == spanned.end()) spanned.push_back(streams[r]);
-    }
-    most_streams = std::max(most_streams, static_cast<int>(spanned.size()));
+    runs.emplace_back(kernel.started_ms, kernel.ended_ms);
   }
-  return spans;
+  // Grown from the longest kernel until no other runs within kMostGapInLaunchMs of the span.
+  const auto longest = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+    return a.second - a.first < b.second - b.first;
+  });
+  double started = longest->first;
+  double ended = longest->second;
+  std::vector<bool> taken(runs.size(), false);
+  taken[static_cast<std::size_t>(longest - runs.begin())] = true;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      if (taken[r] || runs[r].first > ended + kMostGapInLaunchMs || runs[r].second < started - kMostGapInLaunchMs) {
+        continue;
+      }
+      taken[r] = grew = true;
+      started = std::min(started, runs[r].first);
+      ended = std::max(ended, runs[r].second);
+    }
+  }
+  std::vector<std::uint32_t> spanned;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (taken[r] && std::find(spanned.begin(), spanned.end(), launch[r].stream_id) == spanned.end()) {
+      spanned.push_back(launch[r].stream_id);
+    }
+  }
+  return {ended - started, static_cast<int>(spanned.size())};
+}
+
+// kLaunches calls of @p side's vector_add at @p n, made by its runner back to back behind an L2
+// flush and a hold, each between the runner's own events and with CUPTI's kernel records: the
+// yardstick of the timer's launches at L2/2. The grader makes these calls, so what they run is
+// what vector_add runs; the launches time_launches makes are the student's to shape (red team
+// 32: a kernel slow only inside time_launches, or warm launches on a prefix of the arrays, set
+// their own yardstick when that was the launches' own span).
+struct DirectCalls {
+  std::vector<Kernels> kernels;   // per call
+  std::vector<double> events_ms;  // the runner's events around each call
+  std::vector<double> spans_ms;   // the GPU's own time of each call's kernels; empty where unwatched
+  int most_streams = 1;           // the most streams one call's spanned kernels ran on
+  bool all_queued_first = false;  // every call returned before the first ran
+};
+DirectCalls direct_calls(remote::Side side, Arrays& arr, std::size_t n) {
+  remote::before_next_call({true, kHoldMicroseconds, true});
+  const remote::RunnerTimes times = remote::time_in_runner(side, &lab1::Api::vector_add, kLaunches, arr.a(), arr.b(),
+                                                           arr.c(), n, grading::stream());
+  DirectCalls direct;
+  direct.events_ms = times.ms;
+  direct.all_queued_first = times.all_queued_first;
+  for (const grading::Launches& call : times.calls) {
+    if (call.unnamed > 0) FAIL("your vector_add made or launched a CUDA graph, whose launches the grader cannot time");
+    direct.kernels.push_back(call.kernels);
+    if (!call.watched) continue;
+    if (call.kernels.empty()) FAIL("a call of your vector_add at n = " << n << " launched no kernel");
+    const Span span = span_of(call.kernels, format_text("call %zu of vector_add", direct.kernels.size()));
+    direct.spans_ms.push_back(span.ms);
+    direct.most_streams = std::max(direct.most_streams, span.streams);
+  }
+  return direct;
 }
 
 // c after a call of time_launches: it must have launched vector_add on the
@@ -234,13 +279,14 @@ CallShares measure_call_shares(int rounds_wanted) {
   for (int round = 0; round < rounds_wanted; ++round) {
     const std::size_t n = most / 2 + draw() % (most / 2);
     const int launches = 3 + static_cast<int>(draw() % 4);
-    const std::vector<std::string> one_launch = kernels_of_vector_add(student(), remote::Side::student, large, n);
+    const std::vector<Kernels> expected(static_cast<std::size_t>(launches),
+                                        kernels_of_vector_add(student(), remote::Side::student, large, n));
     const grading::CheckedWork run = checked_vector_add(student(), large, n);
     run.prepare();
     remote::remote_clock().start();
     const std::vector<float> ms = student().time_launches(large.a(), large.b(), large.c(), n, launches, grading::stream());
     const double call_ms = remote::remote_clock().stop_ms();
-    timer_launches(remote::Side::student, launches, one_launch);
+    timer_launches(remote::Side::student, expected);
     require_computed(run, n);
     require_times(ms, launches);
     require_above_the_floor(ms, call_ms, n);
@@ -264,33 +310,33 @@ namespace {
 // kernel records, for the GPU's own times of the launches it makes. The records
 // slow every launch on the host (about 12 us on an H100, run 110), which a
 // timer that drains the hold first reports as its own: its figures from that
-// call are not used. Each launch of both calls must launch the kernels a direct
-// call of vector_add at the same n launches, in their order (timer_launches()).
+// call are not used. Launch i of both calls must launch the kernels of direct
+// call i of vector_add at the same n (@p direct; timer_launches()).
 struct TimerRound {
   std::vector<float> reported;
-  std::vector<double> kernels;  // empty where the runner could not watch
+  std::vector<double> kernels;   // the recorded launches' own times; empty where the runner could not watch
   bool waited_for_hold = false;  // the plain call's last launch came after the hold was over
-  int most_streams = 1;          // the most streams one launch's spanned kernels ran on
 };
 TimerRound time_launches_twice(const lab1::Api& api, remote::Side side, Arrays& arr, std::size_t n, int hold_us,
-                               std::mt19937_64& draw) {
+                               const DirectCalls& direct, std::mt19937_64& draw) {
   TimerRound round;
   const bool recorded_first = draw() % 2 == 0;
-  const std::vector<std::string> one_launch = kernels_of_vector_add(api, side, arr, n);
   for (int call = 0; call < 2; ++call) {
     const bool recorded = (call == 0) == recorded_first;
     const grading::CheckedWork run = checked_vector_add(api, arr, n);
     run.prepare();
     remote::before_next_call({true, hold_us, recorded});
     const std::vector<float> ms = api.time_launches(arr.a(), arr.b(), arr.c(), n, kLaunches, grading::stream());
-    const grading::Launches* made = timer_launches(side, kLaunches, one_launch);
+    const std::vector<Kernels> launches = timer_launches(side, direct.kernels);
     require_computed(run, n);
     require_times(ms, kLaunches);
     if (!recorded) {
       round.reported = ms;
-      round.waited_for_hold = made != nullptr && made->launched_after_hold;
+      round.waited_for_hold = !launches.empty() && remote::launch_log(side).back().launched_after_hold;
     }
-    if (recorded && made != nullptr) round.kernels = kernel_spans(*made, kLaunches, round.most_streams);
+    for (std::size_t i = 0; recorded && i < launches.size(); ++i) {
+      round.kernels.push_back(span_of(launches[i], format_text("launch %zu of time_launches", i + 1)).ms);
+    }
   }
   return round;
 }
@@ -309,8 +355,9 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
   std::mt19937_64 draw{grading::unpredictable_seed()};
   TimerAtHalfL2 result;
   result.n = n;
-  for (auto* per_launch : {&result.theirs, &result.their_kernels, &result.reference_timer, &result.reference_kernels,
-                           &result.their_kernel_by_runner}) {
+  for (auto* per_launch : {&result.theirs, &result.their_kernels, &result.their_direct, &result.their_by_runner,
+                           &result.reference_timer, &result.reference_kernels, &result.reference_direct,
+                           &result.reference_by_runner}) {
     per_launch->resize(kLaunches);
   }
   const auto keep = [](std::vector<std::vector<double>>& per_launch, const auto& times) {
@@ -319,23 +366,25 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
   for (int round = 0; round < rounds; ++round) {
     const bool long_hold = round % 2 == 1;
     const int hold_us = long_hold ? kLongHoldMicroseconds : kHoldMicroseconds;
-    const TimerRound theirs = time_launches_twice(student(), remote::Side::student, arr, n, hold_us, draw);
+    const DirectCalls their_direct = direct_calls(remote::Side::student, arr, n);
+    keep(result.their_direct, their_direct.spans_ms);
+    keep(result.their_by_runner, their_direct.events_ms);
+    result.their_most_streams = std::max(result.their_most_streams, their_direct.most_streams);
+    if (!their_direct.all_queued_first) ++result.rounds_vector_add_waited;
+    const TimerRound theirs = time_launches_twice(student(), remote::Side::student, arr, n, hold_us, their_direct, draw);
     keep(result.theirs, theirs.reported);
     keep(result.their_kernels, theirs.kernels);
-    result.their_most_streams = std::max(result.their_most_streams, theirs.most_streams);
     result.first_after_hold[long_hold].push_back(theirs.reported[0]);
     result.rounds_timer_waited += theirs.waited_for_hold;
     // The reference's timer on the same launches: what a correct timer adds to the kernels' own
     // times on this GPU (its events' overhead), and the cache's gain it shows.
-    const TimerRound correct = time_launches_twice(reference(), remote::Side::reference, arr, n, hold_us, draw);
+    const DirectCalls reference_direct = direct_calls(remote::Side::reference, arr, n);
+    keep(result.reference_direct, reference_direct.spans_ms);
+    keep(result.reference_by_runner, reference_direct.events_ms);
+    const TimerRound correct =
+        time_launches_twice(reference(), remote::Side::reference, arr, n, hold_us, reference_direct, draw);
     keep(result.reference_timer, correct.reported);
     keep(result.reference_kernels, correct.kernels);
-    remote::before_next_call({true, kHoldMicroseconds});
-    const remote::RunnerTimes by_runner = remote::time_in_runner(remote::Side::student, &lab1::Api::vector_add,
-                                                                 kLaunches, arr.a(), arr.b(), arr.c(), n,
-                                                                 grading::stream());
-    keep(result.their_kernel_by_runner, by_runner.ms);
-    if (!by_runner.all_queued_first) ++result.rounds_vector_add_waited;
   }
   return result;
 }
@@ -343,10 +392,11 @@ TimerAtHalfL2 measure_timer_at_half_l2(int rounds) {
 TimerVerdict judge_timer_at_half_l2() {
   const TimerAtHalfL2 half = measure_timer_at_half_l2(kCacheRounds);
   const std::vector<std::vector<double>>& theirs = half.theirs;
-  // The yardsticks: the GPU's own times of the launches each timer timed (kernel records); where
-  // a runner could not watch, its events around other calls of the same vector_add.
-  const bool recorded = !half.their_kernels[0].empty() && !half.reference_kernels[0].empty();
-  const std::vector<std::vector<double>>& own = recorded ? half.their_kernels : half.their_kernel_by_runner;
+  // The yardsticks: the GPU's own times of the launches of direct calls of each side's vector_add
+  // (kernel records); where a runner could not watch, its events around those calls.
+  const bool recorded = !half.their_direct[0].empty() && !half.reference_direct[0].empty() &&
+                        !half.their_kernels[0].empty();
+  const std::vector<std::vector<double>>& own = recorded ? half.their_direct : half.their_by_runner;
   const std::vector<std::vector<double>>& references = half.reference_timer;
   const double hold_seen_ms = memlab::median(half.first_after_hold[1]) - memlab::median(half.first_after_hold[0]);
   const double student_speedup = warm_speedup(theirs);
@@ -361,17 +411,37 @@ TimerVerdict judge_timer_at_half_l2() {
   // vector_add waits) and leave the others.
   const double their_excess_ms = their_warm_ms - own_warm_ms;
   // Unwatched, the yardstick is events around the kernel, as the reference's timer's are.
-  const double reference_excess_ms = recorded ? warm_ms(references) - warm_ms(half.reference_kernels) : 0.0;
-  const double join_allowance_ms = kJoinAllowanceMs * (half.their_most_streams - 1);
+  const double reference_excess_ms = recorded ? warm_ms(references) - warm_ms(half.reference_direct) : 0.0;
+  // What joining a vector_add's streams costs beyond its kernels, as the runner's events around
+  // the direct calls saw it, over what they saw around the reference's; at most kJoinAllowanceMs
+  // for each stream beyond the first (red team 32's file 02 bought the allowance with empty
+  // kernels on streams it never joined, which cost the events nothing).
+  const double join_cost_ms =
+      recorded ? (warm_ms(half.their_by_runner) - warm_ms(half.their_direct)) -
+                     (warm_ms(half.reference_by_runner) - warm_ms(half.reference_direct))
+               : 0.0;
+  const double join_allowance_ms =
+      std::clamp(join_cost_ms, 0.0, kJoinAllowanceMs * (half.their_most_streams - 1));
   const double most_excess_ms = reference_excess_ms + kMostExcessOverReferenceMs + join_allowance_ms;
   // Launch by launch, launch 1 included: the launch whose excess falls furthest short of the
-  // reference timer's on the same launch.
+  // reference timer's on the same launch, and the launch whose kernels ran furthest from the
+  // direct call's of the same rank.
   int shortest = 0;
   double shortfall_ms = 0.0;
+  int furthest = 0;
+  double kernels_apart = 0.0;  // as a share of the most allowed
   std::vector<double> their_launch_excess_ms(kLaunches), reference_launch_excess_ms(kLaunches, 0.0);
   for (int i = 0; i < kLaunches; ++i) {
     their_launch_excess_ms[i] = memlab::median(theirs[i]) - memlab::median(own[i]);
-    if (recorded) reference_launch_excess_ms[i] = memlab::median(references[i]) - memlab::median(half.reference_kernels[i]);
+    if (recorded) {
+      reference_launch_excess_ms[i] = memlab::median(references[i]) - memlab::median(half.reference_direct[i]);
+      const double apart = std::abs(memlab::median(half.their_kernels[i]) - memlab::median(own[i])) /
+                           std::max(kMostKernelsApartMs, kMostKernelsApartShare * memlab::median(own[i]));
+      if (apart > kernels_apart) {
+        kernels_apart = apart;
+        furthest = i;
+      }
+    }
     const double short_by = reference_launch_excess_ms[i] - their_launch_excess_ms[i];
     if (i == 0 || short_by > shortfall_ms) {
       shortfall_ms = short_by;
@@ -387,16 +457,20 @@ TimerVerdict judge_timer_at_half_l2() {
   grading::value("their_excess_us", 1e3 * their_excess_ms);
   grading::value("reference_excess_us", 1e3 * reference_excess_ms);
   grading::value("most_streams_in_a_launch", half.their_most_streams);
+  grading::value("join_cost_us", 1e3 * join_cost_ms);
+  grading::value("timer_kernels_apart_share", kernels_apart);
   grading::value("launch_excess_shortfall_us", 1e3 * shortfall_ms);
-  grading::value("runner_other_calls_warm_ms", warm_ms(half.their_kernel_by_runner));
+  grading::value("runner_events_warm_ms", warm_ms(half.their_by_runner));
   grading::value("least_warm_speedup", least_speedup);
-  const char* yardstick = recorded ? "your kernels by the GPU" : "the grader's events around your vector_add";
+  const char* yardstick =
+      recorded ? "your vector_add's kernels by the GPU" : "the grader's events around your vector_add";
   std::ostringstream table;
   for (int i = 0; i < kLaunches; ++i) {
     table << format_text("launch %d: %.4f ms by your events, %.4f ms %s, %.4f ms by the reference's\n", i + 1,
                          memlab::median(theirs[i]), memlab::median(own[i]), yardstick, memlab::median(references[i]));
     grading::value(format_text("launch%d_student_ms", i + 1), memlab::median(theirs[i]));
     grading::value(format_text("launch%d_own_kernel_ms", i + 1), memlab::median(own[i]));
+    if (recorded) grading::value(format_text("launch%d_timer_kernels_ms", i + 1), memlab::median(half.their_kernels[i]));
     grading::value(format_text("launch%d_reference_ms", i + 1), memlab::median(references[i]));
   }
   TimerVerdict verdict;
@@ -433,6 +507,13 @@ TimerVerdict judge_timer_at_half_l2() {
                                   "before your launches could run: your timer counts time before the GPU ran launch 1 "
                                   "(a host clock?). Record a CUDA event on the stream before and after each launch.",
                                   hold_seen_ms, 1e-3 * (kLongHoldMicroseconds - kHoldMicroseconds));
+  } else if (kernels_apart > 1.0) {
+    verdict.failure = table.str() + format_text(
+        "%s: the kernels of launch %d of your time_launches ran %.4f ms by the GPU, where the same launch of %d direct "
+        "calls of your vector_add ran %.4f ms: time_launches must launch vector_add as it is, on the arrays and the n "
+        "it is given, and its launches must do the work such calls do.",
+        where.c_str(), furthest + 1, memlab::median(half.their_kernels[furthest]), kLaunches,
+        memlab::median(own[furthest]));
   } else if (shortfall_ms > kMostShortfallMs) {
     verdict.failure = table.str() + format_text("%s: launch %d took %.4f ms by your timer and %.4f ms by %s: %.1f us "
                                                 "more, where the reference's timer adds %.1f us to its launch %d on "
@@ -453,8 +534,8 @@ TimerVerdict judge_timer_at_half_l2() {
                                                 where.c_str(), their_warm_ms, own_warm_ms, yardstick,
                                                 1e3 * their_excess_ms, 1e3 * reference_excess_ms,
                                                 1e3 * most_excess_ms,
-                                                half.their_most_streams > 1
-                                                    ? format_text(", with %.0f us for joining your launches' %d "
+                                                join_allowance_ms > 0.0
+                                                    ? format_text(", with %.1f us for joining your launches' %d "
                                                                   "streams", 1e3 * join_allowance_ms,
                                                                   half.their_most_streams).c_str()
                                                     : "");

@@ -30,21 +30,25 @@ CallShares measure_call_shares(int rounds);
 
 /// Rounds at half the L2 size, each call of time_launches made twice (once as
 /// it is, once with the GPU's own times of its launches recorded): the times the
-/// student's timer reports, and the GPU's times of the same launches; the same
-/// of the reference's time_launches; the student's vector_add timed by the
-/// runner's own events in the student's process (the student's word, like
-/// theirs: where the runner cannot record kernels, the yardstick); all per
-/// launch. And launch 1 by the student's timer after a short and after a long
-/// hold of the stream, and in how many rounds the runner's calls of vector_add
-/// could not all queue behind its hold. Fails the check if a call of
-/// time_launches did not compute c, returned malformed times, or launched other
-/// than the kernels of one direct call of vector_add for each launch.
+/// student's timer reports, and the GPU's times of the same launches; the GPU's
+/// times of as many direct calls of the student's vector_add, which the runner
+/// makes back to back behind the same flush and hold, and its own events around
+/// them (the student's process's word, like theirs: where the runner cannot
+/// record kernels, the yardstick); the same of the reference; all per launch.
+/// And launch 1 by the student's timer after a short and after a long hold of
+/// the stream, and in how many rounds the runner's calls of vector_add could
+/// not all queue behind its hold. Fails the check if a call of time_launches
+/// did not compute c, returned malformed times, or launched other than the
+/// kernels of the direct call of the same rank, with the same grid and block.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
-  std::vector<std::vector<double>> theirs, their_kernels;  // [launch][round]; their_kernels empty where unrecorded
-  std::vector<std::vector<double>> reference_timer, reference_kernels;  // the same of the reference's time_launches
-  std::vector<std::vector<double>> their_kernel_by_runner;  // [launch][round]
-  int their_most_streams = 1;  // the most streams one launch of theirs ran kernels on (recorded calls)
+  // [launch][round]: the student's reported times, the GPU's times of the same launches (empty
+  // where unrecorded), of direct calls of vector_add (empty where unrecorded), and the runner's
+  // events around those calls.
+  std::vector<std::vector<double>> theirs, their_kernels, their_direct, their_by_runner;
+  // The same of the reference's time_launches and vector_add.
+  std::vector<std::vector<double>> reference_timer, reference_kernels, reference_direct, reference_by_runner;
+  int their_most_streams = 1;  // the most streams one direct call's spanned kernels ran on
   std::vector<double> first_after_hold[2];  // launch 1 after the short hold, after the long one
   int rounds_vector_add_waited = 0;         // the runner's launches could not all queue behind its hold
   int rounds_timer_waited = 0;              // the student's time_launches launched only once the hold was over

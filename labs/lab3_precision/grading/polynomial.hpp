@@ -129,9 +129,10 @@ std::string check_polynomial(PolynomialFunction<T> polynomial, std::size_t n) {
 
 // A timed run of `polynomial` on all of @p data's inputs that is
 // checked: new random x and y poisoned with a new pattern before it; after it,
-// the guard zone past y and 64 runs of 32 elements of y at places chosen after
-// the run (the first and last among them) compared with the host's Horner
-// within polynomial_tolerance<T>(), as check_polynomial() does (2048 long double
+// the guard zone past y, every element of y written (the poison counted on the
+// GPU), and 64 runs of 32 elements of y at places chosen after the run (the
+// first and last among them) compared with the host's Horner within
+// polynomial_tolerance<T>(), as check_polynomial() does (2048 long double
 // Horner evaluations, about 4 ms on one core).
 template <typename T>
 grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial,
@@ -154,6 +155,12 @@ grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial,
     if (!grading::still_poisoned(data.y.data() + n, memlab::kGuardElements * sizeof(T), state->pattern)) {
       return format_text("n = %zu: wrote past y[%zu], the end of y", n, n - 1);
     }
+    // All of y, on the GPU: one element never written hides among the samples (red team 32).
+    if (const std::size_t unwritten = memlab::count_filled(data.y.data(), n, sizeof(T), state->pattern,
+                                                           grading::stream())) {
+      grading::hint("Launch enough threads for all n elements (or loop with a grid stride).");
+      return format_text("n = %zu: %zu elements of y never written", n, unwritten);
+    }
     std::vector<std::size_t> sampled;
     std::vector<T> got, expected;
     std::vector<T> chunk(kChunk);
@@ -173,16 +180,19 @@ grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial,
   return run;
 }
 
-// lab3.cuh's sizes are std::size_t: the polynomial on kBeyond31Bits elements, past 2^31, where the
-// GPU has the memory (x and y: 17.2 GB in float, 34.4 GB in double), checked as a timed run is
-// (checked_polynomial()), so elements past 2^31 are always among those read; freed on return, for
-// the timed checks. What was checked, for the report ("and 2147487747", or why not); throws what
-// was wrong, with a hint set (red team 30: an int grid-stride index scored 100).
+// lab3.cuh's sizes are std::size_t: the polynomial where 32-bit indexes wrap, if the GPU has the
+// memory: in float on kBeyond32BitsElements, past 2^32 (an int index wraps at 2^31, a std::size_t
+// made of a product of 32-bit values at 2^32: red team 32), in double on kBeyond31Bits (past 2^32
+// its x and y would take 69 GB); x and y take 34.4 GB either way. Checked as a timed run is
+// (checked_polynomial()): every element written, and the last elements among those sampled; freed
+// on return, for the timed checks. What was checked, for the report ("to 4294971395", or why not);
+// throws what was wrong, with a hint set (red team 30: an int grid-stride index scored 100).
 template <typename T>
-std::string check_polynomial_beyond_31_bits(PolynomialFunction<T> polynomial) {
-  const grading::Phase phase("polynomial_beyond_31_bits");
-  const std::size_t n = memlab::by_gpu::kBeyond31Bits;
-  const std::string no_room = grading::no_room_for(format_text("n = %zu (past 2^31)", n),
+std::string check_polynomial_huge(PolynomialFunction<T> polynomial) {
+  const grading::Phase phase("polynomial_huge");
+  const std::size_t n = sizeof(T) == sizeof(float) ? memlab::by_gpu::kBeyond32BitsElements : memlab::by_gpu::kBeyond31Bits;
+  const char* past = sizeof(T) == sizeof(float) ? "2^32" : "2^31";
+  const std::string no_room = grading::no_room_for(format_text("n = %zu (past %s)", n, past),
                                                    2 * (n + memlab::kGuardElements) * sizeof(T));
   if (!no_room.empty()) return no_room;
   PolynomialData<T> huge(n);
@@ -191,11 +201,12 @@ std::string check_polynomial_beyond_31_bits(PolynomialFunction<T> polynomial) {
   run.work(grading::stream());
   const std::string problem = run.verify();
   if (!problem.empty()) {
-    grading::hint("Past 2^31 elements an int index wraps around: compute i in std::size_t "
-                  "(blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x, and the stride too).");
-    throw std::runtime_error("past 2^31 elements, " + problem);
+    grading::hint("Past 2^31 elements an int index wraps around, and past 2^32 a product of 32-bit values does: "
+                  "compute i in std::size_t (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x, and "
+                  "the stride too).");
+    throw std::runtime_error(format_text("past %s elements, ", past) + problem);
   }
-  return format_text("and %zu", n);
+  return format_text("to %zu", n);
 }
 
 }  // namespace lab3::checks
