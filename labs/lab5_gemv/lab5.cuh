@@ -27,7 +27,9 @@
 /// grader's correctness checks hold @p stream, the default stream and each
 /// non-blocking stream your code made in earlier calls for a different time,
 /// in an order that changes from call to call, so work that depends across
-/// them comes out wrong there.
+/// them comes out wrong there. They also hold a stream for longer still
+/// right after each event recorded on it, so work that waits for an event
+/// recorded before what it needs runs first.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -2,6 +2,7 @@
 #include "memlab/grading/launch_watch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -64,6 +65,34 @@ constexpr CUpti_CallbackId kKernelLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
 };
+// Event records (hold_after_event_records()).
+constexpr CUpti_CallbackId kEventRecords[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
+};
+std::atomic<void (*)(CUstream_st*)> record_hold{nullptr};
+thread_local bool holding = false;  // the hold after a record is being enqueued: its launch is the runner's
+
+// The stream an event record was made on, as a handle a launch takes.
+CUstream recorded_on(CUpti_CallbackId id, const void* parameters) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+      return static_cast<const cuEventRecord_params*>(parameters)->hStream;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
+      return static_cast<const cuEventRecordWithFlags_params*>(parameters)->hStream;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz: {
+      const CUstream stream = static_cast<const cuEventRecord_ptsz_params*>(parameters)->hStream;
+      return stream == nullptr ? CU_STREAM_PER_THREAD : stream;
+    }
+    default: {
+      const CUstream stream = static_cast<const cuEventRecordWithFlags_ptsz_params*>(parameters)->hStream;
+      return stream == nullptr ? CU_STREAM_PER_THREAD : stream;
+    }
+  }
+}
+
 // Graphs: launched, or made by capturing a stream (a launch captured is not run, red team
 // 21) or by adding kernel nodes. Their kernels are not named as they run.
 constexpr CUpti_CallbackId kGraphWork[] = {
@@ -210,6 +239,19 @@ const void* image_of(CUpti_CallbackId id, const void* parameters) {
 }
 
 void CUPTIAPI on_event(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (holding) return;  // the runner's hold, launched from this thread's callback below
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && listed(kEventRecords, id)) {
+    // Outside the guard: the hold's own launch comes back here.
+    const auto* call = static_cast<const CUpti_CallbackData*>(data);
+    void (*const hold)(CUstream_st*) = record_hold.load();
+    if (hold != nullptr && call->callbackSite == CUPTI_API_EXIT && std::this_thread::get_id() == serving_thread &&
+        *static_cast<const CUresult*>(call->functionReturnValue) == CUDA_SUCCESS) {
+      holding = true;
+      hold(recorded_on(id, call->functionParams));
+      holding = false;
+    }
+    return;
+  }
   const std::lock_guard<std::mutex> lock(guard);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) ++(first_call_made ? modules_of_its_own : modules_before_calls);
@@ -266,6 +308,9 @@ std::string watch_launches(bool (*registered_image)(const void*)) {
     if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
   }
   for (const CUpti_CallbackId id : kGraphWork) {
+    if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
+  }
+  for (const CUpti_CallbackId id : kEventRecords) {
     if ((result = enable(CUPTI_CB_DOMAIN_DRIVER_API, id)) != CUPTI_SUCCESS) return cupti_failure("cuptiEnableCallback", result);
   }
   for (const CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_STREAM_CREATED,
@@ -366,6 +411,14 @@ Launches take_launches(int fatbins) {
   }
 #endif
   return taken;
+}
+
+void hold_after_event_records(void (*hold)(CUstream_st* stream)) {
+#if defined(MEMLAB_HAVE_CUPTI)
+  record_hold.store(hold);
+#else
+  (void)hold;
+#endif
 }
 
 std::vector<CUstream_st*> streams_made_beside(CUstream_st* stream) {

@@ -12,6 +12,7 @@
 //            times; or a message (u32 length, bytes) and whether the runner's
 //            GPU context is lost (u8)
 #include "memlab/grading/remote.hpp"
+#include "memlab/grading/driver_entry.hpp"
 #include "memlab/grading/freezer.hpp"
 #include "memlab/grading/phases.hpp"
 #include "memlab/grading/shareable.hpp"
@@ -22,6 +23,8 @@
 #include "memlab/text.hpp"
 #include "memlab/timing.cuh"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -871,7 +874,28 @@ __global__ void wait_kernel(unsigned long long nanoseconds) {
 // made (or destroyed) between the two calls of a pair leaves the others' order as it was. Blocking
 // streams of the build's (the per-thread default stream among them) get no wait of their own: they
 // wait for the legacy stream's, and one of theirs before it would lengthen it.
+namespace {
+// wait_kernel and the driver's launch, for hold_after_event_record(): readied by shake_streams(),
+// outside the launch watch's callback.
+CUfunction wait_function = nullptr;
+PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
+}  // namespace
+
+void hold_after_event_record(CUstream_st* stream) {
+  if (wait_function == nullptr || launch_kernel == nullptr) return;
+  unsigned long long nanoseconds = 1000ull * kShakeLongestUs;
+  void* arguments[] = {&nanoseconds};
+  // A stream of the build's that cannot take it is left as it is, as in the shake.
+  (void)launch_kernel(wait_function, 1, 1, 1, 1, 1, 1, 0, stream, arguments, nullptr);
+}
+
 void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made) {
+  if (wait_function == nullptr) {
+    cudaFunction_t function = nullptr;
+    MEMLAB_CHECK(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(wait_kernel)));
+    launch_kernel = driver_function<PFN_cuLaunchKernel_v4000>("cuLaunchKernel");
+    wait_function = reinterpret_cast<CUfunction>(function);
+  }
   std::vector<cudaStream_t> streams{own_stream, cudaStreamLegacy};
   for (cudaStream_t stream : made) {
     unsigned flags = 0;

@@ -542,6 +542,13 @@ struct CallOptions {
 /// drawn from the seed for each stream alone (so a stream made later does not
 /// reorder the others), or its reverse.
 void shake_streams(const CallOptions& options, const std::vector<cudaStream_t>& made);
+/// Runner side, during a shaken call: holds @p stream for kShakeLongestUs
+/// right after an event recorded on it (launch_watch.hpp,
+/// hold_after_event_records()), longer than any stream's shake, so that work
+/// waiting for the event on another stream runs before what follows the
+/// event on its own. Called from the launch watch's callback, so it launches
+/// through the driver; shake_streams() readies it first.
+void hold_after_event_record(CUstream_st* stream);
 /// The order shake's shortest hold, in microseconds.
 inline constexpr int kShakeShortestUs = 20;
 /// The order shake's longest hold, in microseconds.

@@ -51,8 +51,13 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   }
   if (options.time_each_launch) memlab::grading::time_each_launch();
   remote::Writer result;
+  // Off again however the call ends.
+  struct RecordHolds {
+    ~RecordHolds() { memlab::grading::hold_after_event_records(nullptr); }
+  } record_holds;
   const auto shake = [&] {
     remote::shake_streams(options, memlab::grading::streams_made_beside(remote::runner_stream()));
+    memlab::grading::hold_after_event_records(remote::hold_after_event_record);
     // The shake's kernels are the runner's own, as the probes between calls are.
     between.from_other_threads +=
         memlab::grading::take_launches(memlab::grading::fatbins_registered()).from_other_threads;
