@@ -363,11 +363,11 @@ RED_TEAM = {
         ("round18/05-trick_replays_the_runners_own_events", Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         # A correct timer around a launch of its own (one thread per element, ceil(n / 256) blocks, where
         # its vector_add launches 8 blocks per SM): 100 from run 75 to session 19. Since session 20 the
-        # yardstick is the grader's own calls of vector_add, and each launch of time_launches must ask for
-        # their grid and block (lab1.cuh: it "launches vector_add"; red team 32 faked the cache's gain with
-        # launches of its own shape): step 2 fails, saying what to call.
+        # yardstick is the grader's own calls of vector_add, and the kernels of each launch of
+        # time_launches must run as long as theirs (lab1.cuh: it "launches vector_add"; red team 32 faked
+        # the cache's gain with launches of its own): its warm launches run 28% longer, and step 2 fails.
         ("round18/07-fair_timer_launches_one_thread_per_element",
-         Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["where a call of your vector_add at the same n runs"])),
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["direct calls of your vector_add ran"])),
         # Evict-first loads and stores: launches 2-5 no longer find the arrays in L2 (1.01x by its timer
         # and by the grader's events, run 75). Step 2 asks to see the cache, where the reference's runner
         # sees it (the lab's rule): it fails, and the message names the kernel, not the timer.
@@ -439,9 +439,9 @@ RED_TEAM = {
         ("round29/06-trick_constant_times_matched_by_spin_kernels",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["which launches 1 at this n"])),
         # Round 32 (run 136: 100 each). Session 20: the yardstick is direct calls of vector_add the
-        # runner makes itself, and a launch of time_launches must ask for the same grid and block and
-        # run as long: a pace kernel vector_add always launches, slow only inside time_launches (01),
-        # and warm launches on a prefix of the arrays (03) fail; the join allowance is what joining
+        # runner makes itself, and a launch of time_launches must run its kernels, as long: a pace kernel
+        # vector_add always launches, slow only inside time_launches (01), and warm launches on a prefix
+        # of the arrays (03) fail; the join allowance is what joining
         # cost the runner's events around those calls, so unjoined empty kernels on six streams buy
         # nothing for a padded timer (02).
         ("round32/01-trick_pace_kernel_in_every_vector_add_sets_the_yardstick",
@@ -450,6 +450,16 @@ RED_TEAM = {
          Expect("graded", points={"step2.timer": 0}, total=(40, 50))),
         ("round32/03-trick_warm_launches_on_a_prefix_fake_the_cache_gain",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        # Round 33 (session 20's red team): a pace kernel long in every call, the grader's included, ran
+        # during the hold and was the direct calls' span (01: a call's time is now no longer than the
+        # runner's events around it); a memset inside launch 1's events faked the gain of a kernel
+        # with none (02: the direct calls must show the gain too); a fair vector_add that tunes its block
+        # size per n (03: launches are matched by kernel name, not grid).
+        ("round33/01-trick_pace_kernel_by_call_rank_in_every_call_sets_the_yardstick",
+         Expect("graded", points={"step2.timer": 0}, total=(40, 50))),
+        ("round33/02-trick_memset_inside_launch_1_fakes_the_cache_gain",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
+        ("round33/03-fair_block_size_tuned_per_n_by_events_never_waited", FULL),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -647,6 +657,11 @@ RED_TEAM = {
          Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
         ("round32/02-subtle_int_max_launches_stepped_by_2_31_skip_one_element",
          Expect("graded", points={"step3.correct": 0}, total=(80, 80))),
+        # Round 33: one 8-byte word per thread from a 32-bit product wraps at 2^32 threads, 2^32 doubles:
+        # double is checked past 2^32 where the GPU has 77 GB free (an H200; step3.correct 0, 80), not on
+        # an 80 GB H100 (run 141: 100, open). In float it wraps only at 2^33 elements, never checked.
+        ("round33/01-subtle_one_8_byte_word_per_thread_index_from_a_32_bit_product",
+         Expect("graded", total=(80, 100))),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1

@@ -39,7 +39,7 @@ CallShares measure_call_shares(int rounds);
 /// the stream, and in how many rounds the runner's calls of vector_add could
 /// not all queue behind its hold. Fails the check if a call of time_launches
 /// did not compute c, returned malformed times, or launched other than the
-/// kernels of the direct call of the same rank, with the same grid and block.
+/// kernels of the direct call of the same rank.
 struct TimerAtHalfL2 {
   std::size_t n = 0;
   // [launch][round]: the student's reported times, the GPU's times of the same launches (empty

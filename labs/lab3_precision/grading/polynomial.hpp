@@ -180,20 +180,27 @@ grading::CheckedWork checked_polynomial(PolynomialFunction<T> polynomial,
   return run;
 }
 
-// lab3.cuh's sizes are std::size_t: the polynomial where 32-bit indexes wrap, if the GPU has the
-// memory: in float on kBeyond32BitsElements, past 2^32 (an int index wraps at 2^31, a std::size_t
-// made of a product of 32-bit values at 2^32: red team 32), in double on kBeyond31Bits (past 2^32
-// its x and y would take 69 GB); x and y take 34.4 GB either way. Checked as a timed run is
-// (checked_polynomial()): every element written, and the last elements among those sampled; freed
-// on return, for the timed checks. What was checked, for the report ("to 4294971395", or why not);
-// throws what was wrong, with a hint set (red team 30: an int grid-stride index scored 100).
+// lab3.cuh's sizes are std::size_t: the polynomial where 32-bit indexes wrap, past 2^32 elements
+// (an int index wraps at 2^31, a std::size_t made of a product of 32-bit values at 2^32 threads:
+// red team 32 one element per thread, red team 33 one double per thread, in float two) where the
+// GPU has the memory for x and y (34.4 GB in float; 68.7 GB in double, else past 2^31 in 34.4 GB).
+// Checked as a timed run is (checked_polynomial()): every element written, and the last elements
+// among those sampled; freed on return, for the timed checks. What was checked, for the report
+// ("to 4294971395", or why not); throws what was wrong, with a hint set (red team 30: an int
+// grid-stride index scored 100).
 template <typename T>
 std::string check_polynomial_huge(PolynomialFunction<T> polynomial) {
   const grading::Phase phase("polynomial_huge");
-  const std::size_t n = sizeof(T) == sizeof(float) ? memlab::by_gpu::kBeyond32BitsElements : memlab::by_gpu::kBeyond31Bits;
-  const char* past = sizeof(T) == sizeof(float) ? "2^32" : "2^31";
-  const std::string no_room = grading::no_room_for(format_text("n = %zu (past %s)", n, past),
-                                                   2 * (n + memlab::kGuardElements) * sizeof(T));
+  const auto bytes_for = [](std::size_t n) { return 2 * (n + memlab::kGuardElements) * sizeof(T); };
+  std::size_t n = memlab::by_gpu::kBeyond32BitsElements;
+  if (sizeof(T) == sizeof(double)) {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (free_bytes < bytes_for(n) + bytes_for(n) / 8) n = memlab::by_gpu::kBeyond31Bits;  // no_room_for()'s margin
+  }
+  const char* past = n > memlab::by_gpu::kBeyond31Bits ? "2^32" : "2^31";
+  const std::string no_room = grading::no_room_for(format_text("n = %zu (past %s)", n, past), bytes_for(n));
   if (!no_room.empty()) return no_room;
   PolynomialData<T> huge(n);
   const grading::CheckedWork run = checked_polynomial(polynomial, huge);
@@ -201,9 +208,9 @@ std::string check_polynomial_huge(PolynomialFunction<T> polynomial) {
   run.work(grading::stream());
   const std::string problem = run.verify();
   if (!problem.empty()) {
-    grading::hint("Past 2^31 elements an int index wraps around, and past 2^32 a product of 32-bit values does: "
-                  "compute i in std::size_t (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x, and "
-                  "the stride too).");
+    grading::hint("Past 2^31 elements an int index wraps around, and past 2^32 threads a product of 32-bit values "
+                  "does: compute i in std::size_t (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x, "
+                  "and the stride too).");
     throw std::runtime_error(format_text("past %s elements, ", past) + problem);
   }
   return format_text("to %zu", n);
