@@ -460,6 +460,11 @@ RED_TEAM = {
         ("round33/02-trick_memset_inside_launch_1_fakes_the_cache_gain",
          Expect("graded", points={"step2.timer": 0}, total=(50, 50))),
         ("round33/03-fair_block_size_tuned_per_n_by_events_never_waited", FULL),
+        # Round 34: a vector_add that tries a scalar and a float4 kernel at each new n and keeps the faster
+        # launches other kernels in time_launches than in the grader's calls; lab1.cuh says since session 20
+        # that every call at one n launches the same kernels (the grid may change), and step 2 fails.
+        ("round34/01-fair_kernel_chosen_per_n_by_events_never_waited",
+         Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["where a call of your vector_add at the same n runs"])),
     ],
     "lab2": [
         ("round6/04-fair_float4_rows_atomic_columns", FULL),
@@ -511,6 +516,12 @@ RED_TEAM = {
         # call's every event record is followed on its stream by a hold longer than any shake's, so the
         # atomics that wait for the event run before the zeroing that follows it.
         ("round32/01-subtle_fork_event_recorded_before_the_zeroing", Expect("graded", points={"step3.columns": 0})),
+        # Round 34: the mirror race, a join event recorded on the wrong stream, so the zeroing on a side
+        # stream races the atomics. A hold after every record gave the recording stream's later work a
+        # head start in every call; since session 20 it holds only every other pair of calls, and the
+        # pairs without it catch this file as before.
+        ("round34/01-subtle_zeroed_on_a_side_stream_joined_by_an_event_recorded_on_stream",
+         Expect("graded", points={"step3.columns": 0})),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -780,6 +791,10 @@ RED_TEAM = {
         ("round30/01-subtle_block_per_row_fast_warp_synchronous_volatile_tail", FULL),
         ("round30/02-fair_window_by_cg_memcpy_async_fast_rows_in_double2", FULL),
         ("round30/03-subtle_column_major_four_rows_per_thread_one_leftover_row",
+         Expect("graded", points={"step4.correct": 0})),
+        # Round 34: beta scaled on a side stream, the join event recorded on the wrong stream (the
+        # mirror race of round 32's lab 2 file): caught in the pairs of calls without the record hold.
+        ("round34/01-subtle_beta_scaled_on_a_side_stream_joined_by_an_event_recorded_on_stream",
          Expect("graded", points={"step4.correct": 0})),
     ],
 }

@@ -130,10 +130,11 @@ void read_launch_times(std::vector<Launches>& calls);
 /// (see Launches::modules_loaded).
 Launches take_launches(int fatbins);
 
-/// Runner side: while @p hold is set (nullptr: never), each CUDA event the
-/// serving thread records (cuEventRecord and its kin, however the build calls
-/// them) is followed at once on its stream by @p hold(stream), called from the
-/// watch's callback, whose own launches the watch does not list. The order
+/// Runner side: while @p hold is set (nullptr: never), each of the first 64
+/// CUDA events any thread records (cuEventRecord and its kin, however the
+/// build calls them) is followed at once on its stream by @p hold(stream),
+/// called from the watch's callback, whose own launches the watch does not
+/// list. The order
 /// shake delays when each stream starts; this delays what follows an event on
 /// its stream, so that work which waits for the event runs first, as it may
 /// (red team 32's column sums forked by an event recorded before the zeroing).

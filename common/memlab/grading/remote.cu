@@ -4,7 +4,7 @@
 //
 //   request: kind (u8), released buffer ids (u32 count, u64 each), preamble
 //            (u8 flush_l2, i32 hold_us, u8 time_each_launch, u32 shake_seed,
-//            u8 shake_reversed), then for a call: function (u32) and
+//            u8 shake_reversed, u8 hold_after_records), then for a call: function (u32) and
 //            arguments; for calls timed in the runner: function (u32), count
 //            (i32), arguments
 //   reply:   status (u8: 0 ok, 1 failed), then for a call the kernels it
@@ -496,6 +496,7 @@ std::vector<unsigned char> request_of(Side side, Kind kind, const Preamble& prea
   out.raw<std::uint8_t>(preamble.time_each_launch);
   out.raw<std::uint32_t>(preamble.shake_seed);
   out.raw<std::uint8_t>(preamble.shake_reversed);
+  out.raw<std::uint8_t>(preamble.hold_after_records);
   return out.bytes();
 }
 
@@ -717,14 +718,18 @@ std::array<std::vector<Launches>, 3>& launch_logs() {
 // for its third, and so on: whichever way work depends across two of them, one call of every pair
 // runs the dependent work first and the result is wrong. Per function, so that a check that calls
 // two functions in turn still shakes each both ways (red team 28). Work ordered on the given
-// stream only waits. Timed calls are not held this way.
+// stream only waits. Every other pair of calls also holds a stream after each event recorded on
+// it (Preamble::hold_after_records), starting with either: that pulls apart work waiting for an
+// event recorded too early, but gives the recording stream's later work a head start, which would
+// hide a join that waits for nothing in every call (red team 34). Timed calls are not held.
 Preamble order_shake(std::uint32_t function) {
   static std::map<std::uint32_t, Preamble> last_by_function;
+  static std::random_device entropy;
   Preamble& shake = last_by_function[function];
   if (shake.shake_seed != 0 && !shake.shake_reversed) {
     shake.shake_reversed = true;
   } else {
-    static std::random_device entropy;
+    shake.hold_after_records = shake.shake_seed == 0 ? entropy() % 2 == 0 : !shake.hold_after_records;
     do shake.shake_seed = entropy(); while (shake.shake_seed == 0);
     shake.shake_reversed = false;
   }
@@ -996,6 +1001,7 @@ int serve(int socket, const Handlers& handlers, const void* api) {
       options.time_each_launch = in.raw<std::uint8_t>() != 0;
       options.shake_seed = in.raw<std::uint32_t>();
       options.shake_reversed = in.raw<std::uint8_t>() != 0;
+      options.hold_after_records = in.raw<std::uint8_t>() != 0;
       if (handlers.prepare != nullptr) handlers.prepare(options);
       if (flush) flusher.flush(own_stream);
       if (hold > 0) {

@@ -414,6 +414,8 @@ struct Preamble {
   /// runs, each for a different time, is drawn from it (shake_streams())
   std::uint32_t shake_seed = 0;
   bool shake_reversed = false;  ///< hold them in the reverse of that order
+  /// with the shake: hold a stream after each event recorded on it (hold_after_event_record())
+  bool hold_after_records = false;
   /// nothing to do before the call: the student's untimed calls are then shaken
   bool empty() const { return !flush_l2 && hold_microseconds == 0 && !time_each_launch && shake_seed == 0; }
 };
@@ -534,6 +536,7 @@ struct CallOptions {
   const std::atomic<std::int64_t>* hold_over_ns = nullptr;
   std::uint32_t shake_seed = 0;  ///< Preamble::shake_seed
   bool shake_reversed = false;   ///< Preamble::shake_reversed
+  bool hold_after_records = false;  ///< Preamble::hold_after_records
 };
 /// Runner side: the order shake (CallOptions::shake_seed), enqueued just
 /// before a lab function runs. The runner's stream, the legacy default stream

@@ -57,7 +57,7 @@ void call_function(const void* api, std::uint32_t index, const remote::CallOptio
   } record_holds;
   const auto shake = [&] {
     remote::shake_streams(options, memlab::grading::streams_made_beside(remote::runner_stream()));
-    memlab::grading::hold_after_event_records(remote::hold_after_event_record);
+    if (options.hold_after_records) memlab::grading::hold_after_event_records(remote::hold_after_event_record);
     // The shake's kernels are the runner's own, as the probes between calls are.
     between.from_other_threads +=
         memlab::grading::take_launches(memlab::grading::fatbins_registered()).from_other_threads;

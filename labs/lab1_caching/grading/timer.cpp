@@ -133,7 +133,8 @@ std::vector<Kernels> timer_launches(remote::Side side, const std::vector<Kernels
   std::size_t asked = 0;
   for (const Kernels& launch : expected) asked += launch.size();
   const std::string advice = "it must call vector_add once per launch, on the arrays and the n it is given, and launch "
-                             "nothing else";
+                             "nothing else, and vector_add must launch the same kernels in every call at one n "
+                             "(lab1.cuh)";
   const std::size_t per_launch = expected.empty() ? 0 : expected.front().size();
   if (per_launch == 0 || made.kernels.size() != asked) {
     FAIL("time_launches launched " << made.kernels.size() << " kernels when asked for " << expected.size()
