@@ -62,12 +62,13 @@ std::string output_path(const std::string& file_name) {
 }
 std::uint64_t seed() { return context().seed; }
 
-std::string no_room_for(const std::string& check, std::size_t bytes) {
+bool has_room_for(std::size_t bytes) {
   const std::size_t wanted = bytes + bytes / 8;
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < wanted) {
+  // Where the whole GPU is too small, no runner ended makes room.
+  if (free_bytes < wanted && total_bytes >= wanted) {
     // A killed process's GPU memory comes back a little after it is gone.
     remote::kill_runner(remote::Side::student);
     for (int wait = 0; wait < 60 && free_bytes < wanted; ++wait) {
@@ -75,7 +76,14 @@ std::string no_room_for(const std::string& check, std::size_t bytes) {
       MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     }
   }
-  if (free_bytes >= wanted) return "";
+  return free_bytes >= wanted;
+}
+
+std::string no_room_for(const std::string& check, std::size_t bytes) {
+  if (has_room_for(bytes)) return "";
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   return format_text("%s not checked: it needs %s of GPU memory, %s is free", check.c_str(),
                      format_bytes(static_cast<double>(bytes)).c_str(),
                      format_bytes(static_cast<double>(free_bytes)).c_str());

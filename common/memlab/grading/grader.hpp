@@ -96,12 +96,15 @@ std::uint64_t seed();
 /// from row (column) 32768 on, and one held in an unsigned int in the last;
 /// a sum along the other axis crosses them all.
 inline constexpr MatrixShape kBeyond32Bits{by_gpu::kBeyond32BitsSide, by_gpu::kBeyond32BitsSide};
-/// "" if @p bytes of GPU memory, and an eighth more, are free for @p check, a
-/// check of the headers' largest promises (sizes past 2^31 elements); else what
-/// to say instead of its result: "<check> not checked: it needs 19.4 GB of GPU
-/// memory, 12.0 GB is free". Memory the student's code holds must not decide
-/// it: when too little is free, the student's runner is ended (the next call
-/// starts a new one) and its memory awaited for up to 3 s.
+/// True if @p bytes of GPU memory, and an eighth more, are free. Memory the
+/// student's code holds must not decide it: when too little is free on a GPU
+/// large enough, the student's runner is ended (the next call starts a new
+/// one) and its memory awaited for up to 3 s.
+bool has_room_for(std::size_t bytes);
+/// "" if has_room_for(@p bytes), for @p check, a check of the headers' largest
+/// promises (sizes past 2^31 elements); else what to say instead of its
+/// result: "<check> not checked: it needs 19.4 GB of GPU memory, 12.0 GB is
+/// free".
 std::string no_room_for(const std::string& check, std::size_t bytes);
 /// @}
 

@@ -10,7 +10,6 @@
 #include <memlab/grading/grader.hpp>
 #include <memlab/grading/matrix_sums.hpp>
 #include <memlab/grading/phases.hpp>
-#include <memlab/grading/remote.hpp>
 #include <memlab/grading/speed.hpp>
 #include <memlab/random.hpp>
 #include <memlab/report.hpp>
@@ -18,8 +17,6 @@
 #include <memlab/verify.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <limits>
 #include <memory>
 #include <random>
@@ -196,20 +193,8 @@ std::string check_polynomial_huge(PolynomialFunction<T> polynomial) {
   const grading::Phase phase("polynomial_huge");
   const auto bytes_for = [](std::size_t n) { return 2 * (n + memlab::kGuardElements) * sizeof(T); };
   std::size_t n = memlab::by_gpu::kBeyond32BitsElements;
-  if (sizeof(T) == sizeof(double)) {
-    // Without the student's runner, whose allocations would otherwise decide the size (red team 34).
-    grading::remote::kill_runner(grading::remote::Side::student);
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    const std::size_t wanted = bytes_for(n) + bytes_for(n) / 8;  // no_room_for()'s margin
-    MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // A killed process's GPU memory comes back a little after it is gone (no_room_for()).
-    for (int wait = 0; wait < 20 && free_bytes < wanted && total_bytes > wanted; ++wait) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      MEMLAB_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    }
-    if (free_bytes < wanted) n = memlab::by_gpu::kBeyond31Bits;
-  }
+  // has_room_for() ends the student's runner first where it holds the room (red team 34).
+  if (sizeof(T) == sizeof(double) && !grading::has_room_for(bytes_for(n))) n = memlab::by_gpu::kBeyond31Bits;
   const char* past = n > memlab::by_gpu::kBeyond31Bits ? "2^32" : "2^31";
   const std::string no_room = grading::no_room_for(format_text("n = %zu (past %s)", n, past), bytes_for(n));
   if (!no_room.empty()) return no_room;
