@@ -43,6 +43,11 @@ inline std::size_t gemv_timing_side(std::size_t memory_bytes) {
 /// The side of the square matrices of the checks past 32-bit offsets (labs 2,
 /// 3 and 5; grading::kBeyond32Bits): 65537 x 65537 is 2^32 + 131073 elements.
 inline constexpr std::size_t kBeyond32BitsSide = 65537;
+/// The rows of the tall matrices of the checks past 32 bits (labs 2, 3 and 5;
+/// grading::kTall): 2^27 + 33 rows, so a warp per row numbered from a 32-bit
+/// thread index (blockIdx.x * blockDim.x + threadIdx.x) wraps in the last 33,
+/// and more rows than a grid's y dimension holds blocks (65535).
+inline constexpr std::size_t kTallRows = (std::size_t{1} << 27) + 33;
 /// The n past 2^31 elements of lab 1's vector_add check and lab 3's polynomial
 /// check, not a multiple of any block size.
 inline constexpr std::size_t kBeyond31Bits = (std::size_t{1} << 31) + 4099;

@@ -467,7 +467,10 @@ RED_TEAM = {
          Expect("graded", points={"step2.timer": 0}, total=(50, 50), says=["where a call of your vector_add at the same n runs"])),
     ],
     "lab2": [
-        ("round6/04-fair_float4_rows_atomic_columns", FULL),
+        # Its column sums put a chunk of 64 rows on each block of grid y: past 4194240 rows the
+        # launch fails. Fair while the largest shape had 65537 rows; since session 21 the column
+        # sums run on 16781315 x 32 (check_sums_tall) and step 3's columns fail (not yet run on a GPU).
+        ("round6/04-fair_float4_rows_atomic_columns", Expect("graded", points={"step3.columns": 0})),
         # 32-bit offsets: wrong past 2^32 elements, which the header's std::size_t sizes allow.
         ("round6/05-subtle_int_index", Expect("graded", points={"step3.rows": 0, "step3.columns": 0},
                                               total=(0, 70))),
@@ -480,7 +483,10 @@ RED_TEAM = {
         # the legacy default stream, unordered with the kernel on the runner's non-blocking stream: a
         # race the memset nearly always won (100 in run 95) until the order shake made it lose in half
         # the untimed calls.
-        ("round22/01-fair_float4_warp_rows_columns_via_mallocasync", Expect("graded", total=(85, 100))),
+        # (Its chunks of 128 rows on grid y stop past 8388480 rows: since session 21 the tall column
+        # sums fail step 3's columns, not yet run on a GPU.)
+        ("round22/01-fair_float4_warp_rows_columns_via_mallocasync",
+         Expect("graded", points={"step3.columns": 0}, total=(70, 85))),
         ("round22/02-subtle_column_zeroing_on_the_legacy_default_stream",
          Expect("graded", points={"step3.columns": 0})),
         # Round 27: #pragma unroll 4 on the lane loop serialises the warp's loads (slower, so speed points
@@ -522,6 +528,11 @@ RED_TEAM = {
         # pairs without it catch this file as before.
         ("round34/01-subtle_zeroed_on_a_side_stream_joined_by_an_event_recorded_on_stream",
          Expect("graded", points={"step3.columns": 0})),
+        # Round 35: column chunks on grid y with no clamp, wrong past 65535 chunks of rows; a cooperative
+        # kernel that zeroes and sums with a grid sync between (fair).
+        ("round35/01-subtle_column_chunks_on_grid_y_unclamped_fail_past_16m_rows",
+         Expect("graded", points={"step3.columns": 0})),
+        ("round35/02-fair_column_sums_in_one_cooperative_kernel_grid_sync", Expect("graded", total=(95, 100))),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -545,7 +556,10 @@ RED_TEAM = {
         ("round6/08-fair_neumaier_block_per_row", FULL),
         # Float sums added up in double pass every check of the results and the clock; the
         # grader reads the kernels: floats computed on in double fail step 2 (machine_code.hpp).
-        ("round6/06-trick_compensated_is_double", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
+        # Since session 21 step 1 reads the kernels its float row_sums launched too: the same
+        # double accumulator fails step1.correct, and step 2 is blocked (not yet run on a GPU).
+        ("round6/06-trick_compensated_is_double",
+         Expect("graded", points={"step1.correct": 0, "step2.accuracy": 0}, total=(50, 55))),
         # Round 12 (red team 12, against the machine-code checks): floats made doubles exactly
         # without a conversion instruction, or in a kernel of their own; two PTX statements on
         # one line; a fatbin registered at run time, and a decoy fatbin placed by hand (both
@@ -673,6 +687,10 @@ RED_TEAM = {
         # an 80 GB H100 (run 141: 100, open). In float it wraps only at 2^33 elements, never checked.
         ("round33/01-subtle_one_8_byte_word_per_thread_index_from_a_32_bit_product",
          Expect("graded", total=(80, 100))),
+        # Round 35: step 1's float row sums added up in double (`auto sum = 0.0`): lab3.cuh says float
+        # sums add in float.
+        ("round35/01-subtle_auto_accumulator_from_double_literal_float_sums_in_double",
+         Expect("graded", points={"step1.correct": 0, "step2.accuracy": 0}, total=(50, 55))),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1
@@ -753,6 +771,9 @@ RED_TEAM = {
          Expect("graded", points={"step4.tile_choice": 0}, total=(95, 95))),
         ("round30/03-fair_one_kernel_for_steps_2_and_4_by_a_run_time_flag",
          Expect("graded", points={"step4.correct": 0}, total=(85, 90))),
+        # Round 35: step 6 with register tiles of other shapes (fair).
+        ("round35/01-fair_register_tiles_64x64_four_by_four", Expect("graded", total=(90, 100))),
+        ("round35/02-fair_register_tiles_contiguous_patches_float4_shared_reads", Expect("graded", total=(95, 100))),
     ],
     "lab5": [
         ("21-mitm_fake_pings_thread_per_row", Expect("forbidden API", total=(0, 0))),  # pasted names: see lab 1
@@ -796,6 +817,12 @@ RED_TEAM = {
         # mirror race of round 32's lab 2 file): caught in the pairs of calls without the record hold.
         ("round34/01-subtle_beta_scaled_on_a_side_stream_joined_by_an_event_recorded_on_stream",
          Expect("graded", points={"step4.correct": 0})),
+        # Round 35: a warp's row from a 32-bit thread index wraps past 2^27 rows; step 4 column-major with
+        # eight column slices per row, and a warp per row reading x through step 3's window (fair).
+        ("round35/01-subtle_warp_index_from_32_bit_thread_index_wraps_at_2_27_rows",
+         Expect("graded", points={"step4.correct": 0})),
+        ("round35/02-fair_column_major_eight_column_slices_per_row", Expect("graded", total=(95, 100))),
+        ("round35/03-fair_warp_per_row_x_through_shared_window", Expect("graded", total=(95, 100))),
     ],
 }
 

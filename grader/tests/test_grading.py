@@ -510,17 +510,26 @@ class Resumes(GraderTestCase):
             return finished, json.load(handle)
 
     def test_a_gpu_server_finishes_what_a_machine_without_a_gpu_compiled(self):
-        # The GPU server builds for its own GPU, which the first machine's build included.
-        finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real;90", "90")
+        # The GPU server builds for every architecture the first machine's build did, and more:
+        # what failed there fails here too.
+        finished, record = self.compile_without_a_gpu_then_resume_on_one("90", "80-real;90")
         without, gpu_server = record["sessions"]
         self.assertEqual((without["architectures"], without["gpu"], without["compiled"], without["graded_on_gpu"]),
-                         ("75-real;80-real;90", None, ["broken", "forbidden", "good"], []))
+                         ("90", None, ["broken", "forbidden", "good"], []))
         self.assertEqual((gpu_server["architectures"], gpu_server["compiled"], gpu_server["graded_on_gpu"]),
-                         ("90", ["good"], ["good"]))  # the compile error and forbidden API kept
+                         ("80-real;90", ["good"], ["good"]))  # the compile error and forbidden API kept
         self.assertEqual(gpu_server["kept_rows"], 2)
         self.assertNotEqual(without["kit"], gpu_server["kit"])
         self.assertEqual(record["kit"]["fingerprint"], gpu_server["kit"])  # the kit that graded on the GPU
         self.assertNotIn("compiled_again", gpu_server)
+
+    def test_rows_that_failed_for_more_architectures_are_compiled_again(self):
+        # Red team 35: code that compiles for sm_90 only (atomicAdd on a float4) fails for
+        # 75;80;90 without a GPU; an H100's kit compiles it.
+        finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real;90", "90")
+        gpu_server = record["sessions"][1]
+        self.assertEqual((gpu_server["compiled"], gpu_server["kept_rows"]), (["broken", "forbidden", "good"], 0))
+        self.assertIn("compiled for architectures 75-real;80-real;90", gpu_server["compiled_again"])
 
     def test_rows_compiled_for_other_architectures_are_compiled_again(self):
         finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real", "90")

@@ -19,8 +19,9 @@
 /// Matrices are row-major (element (r, c) is matrix[r * cols + c]); sizes are
 /// element counts (std::size_t: a matrix of more than 2^32 elements, or more than
 /// 2^32 polynomial inputs, must work; where the GPU has the memory the grader
-/// checks matrices and the polynomial past 2^32 elements; the double
-/// polynomial past 2^31 where 69 GB is lacking). Every function enqueues its work on @p stream and returns
+/// checks matrices and the polynomial past 2^32 elements, and a matrix of
+/// more than 2^27 rows, 134217761 x 2; the double polynomial past 2^31 where
+/// 69 GB is lacking). Every function enqueues its work on @p stream and returns
 /// without waiting. Each step comes in a float and a double version with the
 /// same name: write one template over the element type `real` and let both
 /// call it.

@@ -19,7 +19,10 @@
 /// Every function computes y = alpha * A x + beta * y in double, for a matrix A
 /// of rows x cols, x of cols elements and y of rows elements: y is read, then
 /// overwritten. Where A is row-major, element (r, c) is a[r * cols + c]; where
-/// it is column-major, a[c * rows + r]. Every function enqueues its work on
+/// it is column-major, a[c * rows + r]. Sizes are std::size_t: where the GPU
+/// has the memory the grader checks every function on a matrix of more than
+/// 2^32 elements (65537 x 65537) and on one of more than 2^27 rows
+/// (134217761 x 2). Every function enqueues its work on
 /// @p stream and returns without waiting, and writes y[0..rows-1] and nothing else.
 /// @p stream is a non-blocking stream: work enqueued anywhere else (on the
 /// default stream by cudaMemsetAsync or cudaMemcpyAsync without a stream, or by

@@ -96,6 +96,11 @@ std::uint64_t seed();
 /// from row (column) 32768 on, and one held in an unsigned int in the last;
 /// a sum along the other axis crosses them all.
 inline constexpr MatrixShape kBeyond32Bits{by_gpu::kBeyond32BitsSide, by_gpu::kBeyond32BitsSide};
+/// The tall shape of the same checks, 134217761 x 2 (by_gpu::kTallRows): a
+/// grid of a block per row or per chunk of rows along y stops at 65535 blocks,
+/// and a row numbered by warp from a 32-bit thread index wraps past 2^27 rows,
+/// both far from 2^32 elements (red team 35).
+inline constexpr MatrixShape kTall{by_gpu::kTallRows, 2};
 /// True if @p bytes of GPU memory, and an eighth more, are free. Memory the
 /// student's code holds must not decide it: when too little is free on a GPU
 /// large enough, the student's runner is ended (the next call starts a new

@@ -275,31 +275,59 @@ std::string check_sums_on_shapes(MatrixSumFunction<T> function, SumAxis axis, co
   return "";
 }
 
-/// The labs' headers take sizes as std::size_t: checks @p function along @p axis
-/// on a kBeyond32Bits matrix of T, as a timed run is checked (every sum written,
-/// the first, last and randomly placed chunks exact within the tolerance), where
-/// the GPU has the memory. Returns what to add to the check's "measured" line
-/// ("and 65537 x 65537", or why it was not checked); throws what was wrong,
-/// with a hint set.
+/// The tall matrix of check_sums_tall() for sums along @p axis: kTall for row
+/// sums; for column sums 16781315 x 32, more chunks of 256 rows than a grid's
+/// y dimension holds (65535), whose columns are short enough for the host's
+/// exact sums (one pass down each sampled column) and for a fair kernel with
+/// few threads per column.
+inline MatrixShape tall_shape(SumAxis axis) {
+  return axis == SumAxis::rows ? kTall : MatrixShape{(std::size_t{1} << 24) + 4099, 32};
+}
+
+/// Checks @p function along @p axis on a large @p shape of T, as a timed run is
+/// checked (every sum written, the first, last and randomly placed chunks
+/// exact within the tolerance), where the GPU has the memory. Returns what to
+/// add to the check's "measured" line ("and 65537 x 65537", or why it was not
+/// checked); throws what was wrong, after @p what ("past 2^32 elements"), with
+/// @p advice as the hint.
 template <typename T>
-std::string check_sums_beyond_32_bits(MatrixSumFunction<T> function, SumAxis axis) {
-  const Phase phase("sums_beyond_32_bits");
-  const MatrixShape shape = kBeyond32Bits;  // 17.2 GB of float
+std::string check_sums_on_large(MatrixSumFunction<T> function, SumAxis axis, MatrixShape shape, const char* what,
+                                const char* advice) {
+  const Phase phase("sums_large");
   const std::size_t needed = (shape.rows * shape.cols + 2 * kGuardElements + shape.rows) * sizeof(T);
-  const std::string no_room = no_room_for(describe(shape) + " (past 2^32 elements)", needed);
+  const std::string no_room = no_room_for(describe(shape) + " (" + what + ")", needed);
   if (!no_room.empty()) return no_room;
-  SumsWorkspace<T> huge;  // freed on return: the timed checks need the memory back
-  huge.prepare(shape);
-  const CheckedWork run = huge.checked(function, axis);
+  SumsWorkspace<T> large;  // freed on return: the timed checks need the memory back
+  large.prepare(shape);
+  const CheckedWork run = large.checked(function, axis);
   run.prepare();
   run.work(stream());
   const std::string problem = run.verify();
   if (!problem.empty()) {
-    hint("Past 2^31 elements an offset held in an int wraps around (past 2^32, one in an unsigned int): "
-         "compute r * cols + c in std::size_t.");
-    throw std::runtime_error(format_text("past 2^32 elements: %s", problem.c_str()));
+    hint(advice);
+    throw std::runtime_error(format_text("%s: %s", what, problem.c_str()));
   }
   return "and " + describe(shape);
+}
+
+/// The labs' headers take sizes as std::size_t: checks @p function along @p axis
+/// on a kBeyond32Bits matrix of T (17.2 GB of float) with check_sums_on_large().
+template <typename T>
+std::string check_sums_beyond_32_bits(MatrixSumFunction<T> function, SumAxis axis) {
+  return check_sums_on_large(function, axis, kBeyond32Bits, "past 2^32 elements",
+                             "Past 2^31 elements an offset held in an int wraps around (past 2^32, one in an "
+                             "unsigned int): compute r * cols + c in std::size_t.");
+}
+
+/// The same on tall_shape(@p axis): more rows than 32-bit thread numbers of a
+/// warp per row reach, or than a grid's y dimension holds chunks of rows.
+template <typename T>
+std::string check_sums_tall(MatrixSumFunction<T> function, SumAxis axis) {
+  return check_sums_on_large(function, axis, tall_shape(axis), "a tall matrix",
+                             "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1), and a thread "
+                             "number blockIdx.x * blockDim.x + threadIdx.x computed in unsigned int wraps past 2^32 "
+                             "threads (a warp per row: past 2^27 rows). Number rows and chunks along x, in "
+                             "std::size_t.");
 }
 
 }  // namespace memlab::grading

@@ -192,12 +192,13 @@ class GemvProblem {
 GemvProblem& problem(MatrixShape shape);
 
 /// lab5.cuh takes sizes as std::size_t: runs @p gemv once on a
-/// grading::kBeyond32Bits A in @p layout (2^32 + 131073 doubles, 34.4 GB), where
-/// the GPU has the memory, and checks y's guard zone and 48 rows (the first and
-/// the last among them). Element (r, c) is the random value of its place in
-/// @p layout's storage, so one copy of A is enough. Returns what to add to the
-/// check's "measured" line ("and 65537 x 65537", or why it was not checked);
-/// throws what was wrong, with a hint set.
+/// grading::kBeyond32Bits A in @p layout (2^32 + 131073 doubles, 34.4 GB) and
+/// once on a grading::kTall one (2^27 + 33 rows), where the GPU has the memory,
+/// and checks y's guard zone and 48 rows (the first and the last among them).
+/// Element (r, c) is the random value of its place in @p layout's storage, so
+/// one copy of A is enough. Returns what to add to the check's "measured" line
+/// ("and 65537 x 65537, and 134217761 x 2", or why one was not checked); throws
+/// what was wrong, with a hint set.
 std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout);
 
 }  // namespace lab5::checks
