@@ -469,7 +469,7 @@ RED_TEAM = {
     "lab2": [
         # Its column sums put a chunk of 64 rows on each block of grid y: past 4194240 rows the
         # launch fails. Fair while the largest shape had 65537 rows; since session 21 the column
-        # sums run on 16781315 x 32 (check_sums_tall) and step 3's columns fail (not yet run on a GPU).
+        # sums run on 67108897 x 8 (check_sums_tall) and step 3's columns fail (not yet run on a GPU).
         ("round6/04-fair_float4_rows_atomic_columns", Expect("graded", points={"step3.columns": 0})),
         # 32-bit offsets: wrong past 2^32 elements, which the header's std::size_t sizes allow.
         ("round6/05-subtle_int_index", Expect("graded", points={"step3.rows": 0, "step3.columns": 0},
@@ -533,6 +533,12 @@ RED_TEAM = {
         ("round35/01-subtle_column_chunks_on_grid_y_unclamped_fail_past_16m_rows",
          Expect("graded", points={"step3.columns": 0})),
         ("round35/02-fair_column_sums_in_one_cooperative_kernel_grid_sync", Expect("graded", total=(95, 100))),
+        # Round 36 (not yet run on a GPU): chunks of 512 rows on grid y, which the first tall column
+        # shape (16781315 rows) let through; 67108897 rows catch up to 1024. Column tiles on grid y,
+        # wrong past 2,097,120 columns, where no shape reaches (open: 100).
+        ("round36/01-subtle_column_chunks_of_512_rows_on_grid_y_pass_the_16m_row_tall_check",
+         Expect("graded", points={"step3.columns": 0})),
+        ("round36/02-subtle_column_tiles_on_grid_y_after_the_tall_hint_fail_past_2m_columns", FULL),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -556,10 +562,7 @@ RED_TEAM = {
         ("round6/08-fair_neumaier_block_per_row", FULL),
         # Float sums added up in double pass every check of the results and the clock; the
         # grader reads the kernels: floats computed on in double fail step 2 (machine_code.hpp).
-        # Since session 21 step 1 reads the kernels its float row_sums launched too: the same
-        # double accumulator fails step1.correct, and step 2 is blocked (not yet run on a GPU).
-        ("round6/06-trick_compensated_is_double",
-         Expect("graded", points={"step1.correct": 0, "step2.accuracy": 0}, total=(50, 55))),
+        ("round6/06-trick_compensated_is_double", Expect("graded", points={"step2.accuracy": 0}, total=(70, 75))),
         # Round 12 (red team 12, against the machine-code checks): floats made doubles exactly
         # without a conversion instruction, or in a kernel of their own; two PTX statements on
         # one line; a fatbin registered at run time, and a decoy fatbin placed by hand (both
@@ -688,9 +691,15 @@ RED_TEAM = {
         ("round33/01-subtle_one_8_byte_word_per_thread_index_from_a_32_bit_product",
          Expect("graded", total=(80, 100))),
         # Round 35: step 1's float row sums added up in double (`auto sum = 0.0`): lab3.cuh says float
-        # sums add in float.
-        ("round35/01-subtle_auto_accumulator_from_double_literal_float_sums_in_double",
-         Expect("graded", points={"step1.correct": 0, "step2.accuracy": 0}, total=(50, 55))),
+        # sums add in float, but no check sees it (open: a machine-code check without data flow failed
+        # honest code, red team 36's file 02), and it keeps 100 (run 150).
+        ("round35/01-subtle_auto_accumulator_from_double_literal_float_sums_in_double", FULL),
+        # Round 36 (not yet run on a GPU): the same widening split over two kernels (open; its step 1 is
+        # slow, so its speed points go), and the honest printf beside a count in double that the
+        # withdrawn check failed.
+        ("round36/01-subtle_float_sums_widened_and_added_in_double_by_separate_kernels",
+         Expect("graded", total=(80, 100))),
+        ("round36/02-fair_never_taken_printf_beside_a_count_in_double", FULL),
     ],
     "lab4": [
         ("11-mitm_fake_pings_all_naive", Expect("forbidden API", total=(0, 0))),  # fork and execl pasted: see lab 1
@@ -823,6 +832,9 @@ RED_TEAM = {
          Expect("graded", points={"step4.correct": 0})),
         ("round35/02-fair_column_major_eight_column_slices_per_row", Expect("graded", total=(95, 100))),
         ("round35/03-fair_warp_per_row_x_through_shared_window", Expect("graded", total=(95, 100))),
+        # Round 36 (not yet run on a GPU): eight threads a row numbered from a 32-bit thread number
+        # wrap only past 2^29 rows, beyond the tall shape (open: 100).
+        ("round36/01-subtle_eight_threads_per_row_index_from_32_bit_thread_number_wraps_at_2_29_rows", FULL),
     ],
 }
 

@@ -403,7 +403,12 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
                           f"{len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
                           "GPU with the earlier one: --resume would mix two graders' results. Grade into a new folder.")
     if compiles_alike(earlier, now):
-        return kept, ""
+        # A compile that ran out of time on another machine may finish on this one.
+        timed_out = sorted(s for s, o in kept.items() if o["status"] == Status.COMPILE_TIMEOUT)
+        if not timed_out:
+            return kept, ""
+        return ({s: o for s, o in kept.items() if s not in timed_out},
+                f"they ran out of compile time on another machine ({', '.join(timed_out[:3])})")
     why = (f"they were compiled for architectures {earlier.get('architectures')} (course {earlier.get('git')}, "
            f"{earlier.get('compiler_version')}), this kit compiles for {now['architectures']} (course {now['git']}, "
            f"{now['compiler_version']})")

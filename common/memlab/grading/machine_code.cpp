@@ -317,10 +317,6 @@ bool reduces_widened_floats(const KernelCode& kernel) {
 
 bool may_add_in_double(const KernelCode& kernel) { return adds_in_double(kernel) || reduces_widened_floats(kernel); }
 
-bool adds_widened_floats_in_double(const KernelCode& kernel) {
-  return (adds_in_double(kernel) && widens_floats(kernel)) || reduces_widened_floats(kernel);
-}
-
 bool computes_on_floats_in_double(const KernelCode& kernel) {
   const bool arithmetic = adds_in_double(kernel);
   const bool widens = widens_floats(kernel);

@@ -89,12 +89,6 @@ bool adds_in_double(const KernelCode& kernel);
 /// double and has a reduction whose type is in a tensor map, not in the
 /// instruction (the tensor memory accelerator's UTMAREDG/UBLKRED ... .ADD).
 bool may_add_in_double(const KernelCode& kernel);
-/// Whether @p kernel adds floats up in double by widening them: it widens floats
-/// to double (F2F.F64.F32) and adds in double (adds_in_double), or
-/// may_add_in_double's tensor-map reduction. A count computed in double from
-/// integers (ceil((double)cols / 32)) widens no float; lab 3's step 1 asks it
-/// of its float row sums, whose kernel may share a template with the double ones.
-bool adds_widened_floats_in_double(const KernelCode& kernel);
 /// Whether @p kernel adds floats up in double: it adds in double
 /// (adds_in_double) and takes float parameters or no double ones
 /// (its signature, from its mangled name; a name without one, extern "C", is

@@ -65,26 +65,13 @@ std::vector<double> errors_in_u(const std::vector<double>& got, const std::vecto
 }  // namespace
 
 TEST_CASE("row sums are correct in float and in double", "[step1][correct]") {
-  // Each type's function may be a kernel of its own (red team 7 wrapped only the double one).
-  std::string huge_float;
-  {
-    const grading::StudentLaunches float_calls;
-    const std::string problem = grading::check_sums_on_shapes(student().row_sums_float, SumAxis::rows, kShapes);
-    if (!problem.empty()) FAIL("float: " << problem);
-    huge_float = grading::check_sums_beyond_32_bits(student().row_sums_float, SumAxis::rows) + ", " +
-                 grading::check_sums_tall(student().row_sums_float, SumAxis::rows);
-    // lab3.cuh: float in float. A double accumulator (`auto sum = 0.0`) is more accurate and
-    // hides what step 2 is about (red team 35); a count computed in double from integers is
-    // not it (red team 22), nor is the double version sharing the float one's template.
-    const std::string method = grading::launched_method_broken(
-        float_calls, "row_sums (float)", grading::adds_widened_floats_in_double,
-        grading::adds_widened_floats_in_double, "adds floats up in double",
-        "the float row sums add up in float (lab3.cuh): an accumulator of type double, such as `auto sum = "
-        "0.0;`, widens every term; declare it as the matrix's type (T sum = 0)");
-    if (!method.empty()) FAIL("float: " << method);
-  }
-  const std::string problem = grading::check_sums_on_shapes(student().row_sums_double, SumAxis::rows, kShapes);
+  std::string problem = grading::check_sums_on_shapes(student().row_sums_float, SumAxis::rows, kShapes);
+  if (!problem.empty()) FAIL("float: " << problem);
+  problem = grading::check_sums_on_shapes(student().row_sums_double, SumAxis::rows, kShapes);
   if (!problem.empty()) FAIL("double: " << problem);
+  // Each type's function may be a kernel of its own (red team 7 wrapped only the double one).
+  const std::string huge_float = grading::check_sums_beyond_32_bits(student().row_sums_float, SumAxis::rows) + ", " +
+                                 grading::check_sums_tall(student().row_sums_float, SumAxis::rows);
   const std::string huge_double = grading::check_sums_beyond_32_bits(student().row_sums_double, SumAxis::rows) + ", " +
                                   grading::check_sums_tall(student().row_sums_double, SumAxis::rows);
   grading::measured(format_text("%zu shapes in each type; float %s; double %s", kShapes.size(), huge_float.c_str(),
