@@ -394,7 +394,8 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
     again ("" when none are). With the same kit, every row. With another (a GPU server
     finishing a run begun on a machine without a GPU, whose build targets other
     architectures): rows settled without a GPU, and those settled by the compiler only
-    if this kit compiles alike. Rows graded on a GPU with another grader: none (refused)."""
+    if this kit compiles alike, compile timeouts never. Rows graded on a GPU with another
+    grader: none (refused)."""
     if not earlier or earlier.get("fingerprint") == now["fingerprint"]:
         return kept, ""
     ran = sorted(student for student, outcome in kept.items() if outcome["status"] not in grading.SETTLED_WITHOUT_GPU)

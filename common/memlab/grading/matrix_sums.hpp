@@ -331,4 +331,12 @@ std::string check_sums_tall(MatrixSumFunction<T> function, SumAxis axis) {
                              "and number rows in std::size_t.");
 }
 
+/// Both checks of the headers' std::size_t sizes, check_sums_beyond_32_bits()
+/// and then check_sums_tall(): "and 65537 x 65537, and 134217761 x 2".
+template <typename T>
+std::string check_sums_large(MatrixSumFunction<T> function, SumAxis axis) {
+  const std::string square = check_sums_beyond_32_bits(function, axis);  // first: a statement of its own
+  return square + ", " + check_sums_tall(function, axis);
+}
+
 }  // namespace memlab::grading

@@ -49,8 +49,8 @@ enum class Tall { checked, not_checked };
 void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes, Tall tall = Tall::checked) {
   const std::string problem = grading::check_sums_on_shapes(sum, axis, shapes);
   if (!problem.empty()) FAIL(problem);
-  std::string large = grading::check_sums_beyond_32_bits(sum, axis);
-  if (tall == Tall::checked) large += ", " + grading::check_sums_tall(sum, axis);
+  const std::string large = tall == Tall::checked ? grading::check_sums_large(sum, axis)
+                                                   : grading::check_sums_beyond_32_bits(sum, axis);
   grading::measured(format_text("%zu shapes, 1 x 1 to %s; %s", shapes.size(), memlab::describe(shapes.back()).c_str(),
                                 large.c_str()));
 }

@@ -100,7 +100,7 @@ TEST_CASE("one thread per row on a row-major matrix is correct for any shape", "
                 "y[r] = alpha * sum + beta * y[r]. Launch enough threads for every row; the rest return.");
   const std::string found = check_shapes(student().gemv_row_major, lab5::Layout::row_major);
   if (!found.empty()) FAIL(found);
-  const std::string huge = check_beyond_32_bits(student().gemv_row_major, lab5::Layout::row_major);
+  const std::string huge = check_large_shapes(student().gemv_row_major, lab5::Layout::row_major);
   grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
 }
 
@@ -108,7 +108,7 @@ TEST_CASE("one thread per row on a column-major matrix is correct for any shape"
   grading::hint("Column-major: element (r, c) is a[c * rows + r].");
   const std::string found = check_shapes(student().gemv_column_major, lab5::Layout::column_major);
   if (!found.empty()) FAIL(found);
-  const std::string huge = check_beyond_32_bits(student().gemv_column_major, lab5::Layout::column_major);
+  const std::string huge = check_large_shapes(student().gemv_column_major, lab5::Layout::column_major);
   grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("x through shared memory is correct for any shape", "[step3][correct]"
   const grading::StudentLaunches launches;  // a shared-memory kernel in the build counts only if this step launches it
   const std::string found = check_shapes(student().gemv_shared_x, lab5::Layout::column_major);
   if (!found.empty()) FAIL(found);
-  const std::string huge = check_beyond_32_bits(student().gemv_shared_x, lab5::Layout::column_major);
+  const std::string huge = check_large_shapes(student().gemv_shared_x, lab5::Layout::column_major);
   grading::measured(format_text("%zu shapes %s", kShapes.size(), huge.c_str()));
   const std::string method =
       grading::launched_method_missing(launches, "gemv_shared_x", grading::uses_shared_memory, "uses shared memory",
@@ -191,7 +191,7 @@ TEST_CASE("the fast GEMV is correct for any shape", "[step4][correct]") {
   const lab5::Layout layout = student().fast_layout();
   const std::string found = check_shapes(student().gemv_fast, layout);
   if (!found.empty()) FAIL(format_text("(%s) ", layout_name(layout)) << found);
-  const std::string huge = check_beyond_32_bits(student().gemv_fast, layout);
+  const std::string huge = check_large_shapes(student().gemv_fast, layout);
   grading::measured(format_text("%zu shapes %s, %s", kShapes.size(), huge.c_str(), layout_name(layout)));
 }
 

@@ -26,8 +26,8 @@ namespace {
 // the tall shape is 1 GB. Returns "and <shape>", or why it was not checked
 // ("<shape> (<what>) not checked: ..."); throws what was wrong, with @p advice
 // as the hint.
-std::string check_large(lab5::Gemv gemv, lab5::Layout layout, MatrixShape shape, const char* what,
-                        const char* advice) {
+std::string check_large_shape(lab5::Gemv gemv, lab5::Layout layout, MatrixShape shape, const char* what,
+                              const char* advice) {
   const grading::Phase phase("lab5_large");
   const std::size_t count = shape.rows * shape.cols;
   const std::size_t needed = (count + shape.rows + shape.cols + 3 * memlab::kGuardElements) * sizeof(double);
@@ -79,15 +79,16 @@ std::string check_large(lab5::Gemv gemv, lab5::Layout layout, MatrixShape shape,
 
 }  // namespace
 
-std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout) {
-  return check_large(gemv, layout, grading::kBeyond32Bits, "past 2^32 elements",
-                     "Past 2^31 elements an offset held in an int wraps around (past 2^32, one in an unsigned int): "
-                     "compute r * cols + c and c * rows + r in std::size_t.") +
-         ", " +
-         check_large(gemv, layout, grading::kTall, "a tall matrix",
-                     "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1), and a thread number "
-                     "blockIdx.x * blockDim.x + threadIdx.x computed in unsigned int wraps past 2^32 threads (a "
-                     "warp per row: past 2^27 rows). Number rows along x, in std::size_t.");
+std::string check_large_shapes(lab5::Gemv gemv, lab5::Layout layout) {
+  const std::string square = check_large_shape(  // first: a statement of its own
+      gemv, layout, grading::kBeyond32Bits, "past 2^32 elements",
+      "Past 2^31 elements an offset held in an int wraps around (past 2^32, one in an unsigned int): compute "
+      "r * cols + c and c * rows + r in std::size_t.");
+  return square + ", " +
+         check_large_shape(gemv, layout, grading::kTall, "a tall matrix",
+                           "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1), and a thread number "
+                           "blockIdx.x * blockDim.x + threadIdx.x computed in unsigned int wraps past 2^32 threads (a "
+                           "warp per row: past 2^27 rows). Number rows along x, in std::size_t.");
 }
 
 }  // namespace lab5::checks

@@ -199,6 +199,6 @@ GemvProblem& problem(MatrixShape shape);
 /// one copy of A is enough. Returns what to add to the check's "measured" line
 /// ("and 65537 x 65537, and 134217761 x 2", or why one was not checked); throws
 /// what was wrong, with a hint set.
-std::string check_beyond_32_bits(lab5::Gemv gemv, lab5::Layout layout);
+std::string check_large_shapes(lab5::Gemv gemv, lab5::Layout layout);
 
 }  // namespace lab5::checks
