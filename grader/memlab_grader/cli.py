@@ -376,17 +376,29 @@ def kit_record(kit: Kit) -> dict:
     """run.json's account of a kit: what a row's verdict depends on."""
     return dict(fingerprint=kit.fingerprint(), compiler=kit.compiler,
                 compiler_version=tool_version([kit.compiler, "--version"]), compile_flags=kit.compile_flags,
-                architectures=kit.architectures, git=source_version())
+                architectures=kit.architectures, compile_inputs=kit.compile_inputs(), git=source_version())
 
 
 def compiles_alike(earlier: dict, now: dict) -> bool:
     """Whether a compile with the kit @p now would reach the failure one with @p earlier reached
-    (a compile error, a forbidden API, a compile past the time limit): the same course, compiler
-    and flags, and these architectures include the earlier ones. A failure for one architecture
-    says nothing of the others: atomicAdd on a float4 fails for sm_75 and compiles for sm_90, so
-    a row that failed for 75;80;90 without a GPU is compiled again for an H100's 90 (red team 35)."""
-    return (all(earlier.get(key) == now[key] for key in ("git", "compiler_version", "compile_flags")) and
+    (a compile error, a forbidden API, a compile past the time limit): the same headers and scan
+    (Kit.compile_inputs), compiler and flags, and these architectures include the earlier ones.
+    A failure for one architecture says nothing of the others: atomicAdd on a float4 fails for
+    sm_75 and compiles for sm_90, so a row that failed for 75;80;90 without a GPU is compiled
+    again for an H100's 90 (red team 35). A run.json from before compile_inputs was recorded
+    matches nothing: its rows are compiled again."""
+    return (all(earlier.get(key) == now[key] for key in ("compile_inputs", "compiler_version", "compile_flags")) and
             architecture_numbers(earlier.get("architectures", "")) <= architecture_numbers(now["architectures"]))
+
+
+def compile_differences(earlier: dict, now: dict) -> str:
+    """What differs between the compiles of @p earlier and @p now, in words for run.json."""
+    said = {"compile_inputs": "the course's headers, link flags or the grader's scan",
+            "compiler_version": "the compiler", "compile_flags": "the compile flags"}
+    changed = [words for key, words in said.items() if earlier.get(key) != now[key]]
+    if not architecture_numbers(earlier.get("architectures", "")) <= architecture_numbers(now["architectures"]):
+        changed.append(f"the architectures ({earlier.get('architectures')} then, {now['architectures']} now)")
+    return ", ".join(changed)
 
 
 def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out: str) -> Tuple[Dict[str, dict], str]:
@@ -410,9 +422,7 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
             return kept, ""
         return ({s: o for s, o in kept.items() if s not in timed_out},
                 f"they ran out of compile time on another machine ({', '.join(timed_out[:3])})")
-    why = (f"they were compiled for architectures {earlier.get('architectures')} (course {earlier.get('git')}, "
-           f"{earlier.get('compiler_version')}), this kit compiles for {now['architectures']} (course {now['git']}, "
-           f"{now['compiler_version']})")
+    why = f"their compile differed from this kit's in {compile_differences(earlier, now)}"
     return {s: o for s, o in kept.items() if o["status"] not in grading.SETTLED_BY_COMPILING}, why
 
 

@@ -58,6 +58,23 @@ class Kit:
     table_code: List[str] = field(default_factory=list)
     path: str = field(default="", compare=False)
 
+    def compile_inputs(self) -> str:
+        """SHA-256 of what settles a student's compile besides the file, the compiler, its flags
+        and architectures: every file under the include folders (the course's headers, as they
+        are, committed or not), the link flags, the forbidden libraries and the grader's own
+        Python (the scan that finds forbidden API). --resume keeps a compile failure from another
+        machine only where this matches; a git description cannot say so (a course unpacked from
+        a tarball has none, and "-dirty" names no edit)."""
+        digest = hashlib.sha256(json.dumps([self.link_flags, self.forbid]).encode())
+        package = os.path.dirname(os.path.abspath(__file__))
+        folders = list(enumerate(self.include_dirs)) + [("grader", package)]
+        for name, folder in folders:
+            for path in sorted(files_under(folder, skip=("__pycache__",))):
+                if name == "grader" and not path.endswith(".py"):
+                    continue
+                digest.update(f"{name}/{os.path.relpath(path, folder)}\0{sha256_of(path)}\n".encode())
+        return digest.hexdigest()
+
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
         """One compiler call: @p source and the table into the shared library
         @p library, listing every file it read in @p dependencies, and keeping
@@ -225,6 +242,15 @@ def copy_unless_same(source: str, target: str) -> None:
     if os.path.exists(target) and os.path.samefile(source, target):
         return
     shutil.copy2(source, target)
+
+
+def files_under(folder: str, skip: Sequence[str] = ()) -> List[str]:
+    """Every regular file under @p folder (links followed), but in folders named in @p skip."""
+    found = []
+    for root, folders, files in os.walk(folder, followlinks=True):
+        folders[:] = [f for f in folders if f not in skip]
+        found += [os.path.join(root, f) for f in files if os.path.isfile(os.path.join(root, f))]
+    return found
 
 
 def sha256_of(path: str) -> str:

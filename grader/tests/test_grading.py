@@ -529,15 +529,35 @@ class Resumes(GraderTestCase):
         finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real;90", "90")
         gpu_server = record["sessions"][1]
         self.assertEqual((gpu_server["compiled"], gpu_server["kept_rows"]), (["broken", "forbidden", "good"], 0))
-        self.assertIn("compiled for architectures 75-real;80-real;90", gpu_server["compiled_again"])
+        self.assertIn("the architectures (75-real;80-real;90 then, 90 now)", gpu_server["compiled_again"])
 
     def test_rows_compiled_for_other_architectures_are_compiled_again(self):
         finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real", "90")
         gpu_server = record["sessions"][1]
         self.assertEqual((gpu_server["compiled"], gpu_server["graded_on_gpu"], gpu_server["kept_rows"]),
                          (["broken", "forbidden", "good"], ["good"], 0))
-        self.assertIn("compiled for architectures 75-real;80-real", gpu_server["compiled_again"])
+        self.assertIn("the architectures (75-real;80-real then, 90 now)", gpu_server["compiled_again"])
         self.assertIn("compiled again here", finished.stdout)
+
+    def test_rows_compiled_against_other_headers_are_compiled_again(self):
+        # The course's git description cannot tell two checkouts apart (a tarball has none, and
+        # "-dirty" names no edit): a header fixed between the runs is read from the files.
+        header = self.write(os.path.join(self.root, "course", "lab1.cuh"), "void vector_add(int);\n")
+        with open(self.kit, encoding="utf-8") as handle:
+            kit = json.load(handle)
+        self.write(self.kit, json.dumps(dict(kit, include_dirs=[os.path.dirname(header)])))
+        self.submit("broken", "FAKE_COMPILE_ERROR")
+        self.assertEqual(self.grade(env={"FAKE_NO_GPU": "1"}).returncode, 0)  # its one row is final
+        self.write(header, "void vector_add(unsigned long);\n")
+        self.rebuild_kit("90")
+        finished = self.grade("--resume")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
+            gpu_server = json.load(handle)["sessions"][1]
+        self.assertEqual((gpu_server["compiled"], gpu_server["kept_rows"]), (["broken"], 0))
+        self.assertEqual(gpu_server["compiled_again"],
+                         "rows settled by the compiler: their compile differed from this kit's in the course's "
+                         "headers, link flags or the grader's scan")
 
     def test_resume_refuses_a_changed_grader(self):
         self.submit("a", "all fine")
