@@ -533,12 +533,14 @@ RED_TEAM = {
         ("round35/01-subtle_column_chunks_on_grid_y_unclamped_fail_past_16m_rows",
          Expect("graded", points={"step3.columns": 0})),
         ("round35/02-fair_column_sums_in_one_cooperative_kernel_grid_sync", Expect("graded", total=(95, 100))),
-        # Round 36 (not yet run on a GPU): chunks of 512 rows on grid y, which the first tall column
-        # shape (16781315 rows) let through; 67108897 rows catch up to 1024. Column tiles on grid y,
-        # wrong past 2,097,120 columns, where no shape reaches (open: 100).
+        # Round 36 (run 156): chunks of 512 rows on grid y, which the first tall column shape
+        # (16781315 rows) let through; 67108897 rows catch up to 1024. Column tiles on grid y, wrong
+        # past 2,097,120 columns (100 in run 156): since session 22 the column sums are also checked
+        # on 2 x 16777249 (grading::kWideForColumns), tiles of up to 256 columns.
         ("round36/01-subtle_column_chunks_of_512_rows_on_grid_y_pass_the_16m_row_tall_check",
          Expect("graded", points={"step3.columns": 0})),
-        ("round36/02-subtle_column_tiles_on_grid_y_after_the_tall_hint_fail_past_2m_columns", FULL),
+        ("round36/02-subtle_column_tiles_on_grid_y_after_the_tall_hint_fail_past_2m_columns",
+         Expect("graded", points={"step3.columns": 0})),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide
@@ -694,7 +696,7 @@ RED_TEAM = {
         # sums add in float, but no check sees it (open: a machine-code check without data flow failed
         # honest code, red team 36's file 02), and it keeps 100 (run 150).
         ("round35/01-subtle_auto_accumulator_from_double_literal_float_sums_in_double", FULL),
-        # Round 36 (not yet run on a GPU): the same widening split over two kernels (open; its step 1 is
+        # Round 36 (run 155): the same widening split over two kernels (open; its step 1 is
         # slow, so its speed points go), and the honest printf beside a count in double that the
         # withdrawn check failed.
         ("round36/01-subtle_float_sums_widened_and_added_in_double_by_separate_kernels",
@@ -832,7 +834,7 @@ RED_TEAM = {
          Expect("graded", points={"step4.correct": 0})),
         ("round35/02-fair_column_major_eight_column_slices_per_row", Expect("graded", total=(95, 100))),
         ("round35/03-fair_warp_per_row_x_through_shared_window", Expect("graded", total=(95, 100))),
-        # Round 36 (not yet run on a GPU): eight threads a row numbered from a 32-bit thread number
+        # Round 36 (run 152): eight threads a row numbered from a 32-bit thread number
         # wrap only past 2^29 rows, beyond the tall shape (open: 100).
         ("round36/01-subtle_eight_threads_per_row_index_from_32_bit_thread_number_wraps_at_2_29_rows", FULL),
     ],

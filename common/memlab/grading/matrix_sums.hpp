@@ -294,7 +294,7 @@ template <typename T>
 std::string check_sums_on_large(MatrixSumFunction<T> function, SumAxis axis, MatrixShape shape, const char* what,
                                 const char* advice) {
   const Phase phase("sums_large");
-  const std::size_t needed = (shape.rows * shape.cols + 2 * kGuardElements + shape.rows) * sizeof(T);
+  const std::size_t needed = (shape.rows * shape.cols + 2 * kGuardElements + std::max(shape.rows, shape.cols)) * sizeof(T);
   const std::string no_room = no_room_for(describe(shape) + " (" + what + ")", needed);
   if (!no_room.empty()) return no_room;
   SumsWorkspace<T> large;  // freed on return: the timed checks need the memory back
@@ -331,12 +331,36 @@ std::string check_sums_tall(MatrixSumFunction<T> function, SumAxis axis) {
                              "and number rows in std::size_t.");
 }
 
-/// Both checks of the headers' std::size_t sizes, check_sums_beyond_32_bits()
-/// and then check_sums_tall(): "and 65537 x 65537, and 134217761 x 2".
+/// The wide matrix of check_sums_wide(): 2 x 16777249, more tiles of up to 256
+/// columns than a grid's y dimension holds (red team 36's tiles of 32 columns on
+/// grid y failed past 2,097,120 columns; the widest shape checked before had
+/// 100001), in 134 MB of float.
+inline constexpr MatrixShape kWideForColumns{2, (std::size_t{1} << 24) + 33};
+
+/// Column sums on kWideForColumns with check_sums_on_large(): more columns than
+/// grid y holds tiles of them.
 template <typename T>
-std::string check_sums_large(MatrixSumFunction<T> function, SumAxis axis) {
-  const std::string square = check_sums_beyond_32_bits(function, axis);  // first: a statement of its own
-  return square + ", " + check_sums_tall(function, axis);
+std::string check_sums_wide(MatrixSumFunction<T> function) {
+  return check_sums_on_large(function, SumAxis::columns, kWideForColumns, "a wide matrix",
+                             "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1): put the tiles "
+                             "of columns on x (and, where the chunks of rows need more than 65535 blocks too, "
+                             "clamp them and loop), and number columns in std::size_t.");
+}
+
+/// Whether check_sums_large() runs check_sums_tall(): not for a thread per
+/// column, where a few threads would each read for seconds.
+enum class Tall { checked, not_checked };
+
+/// The checks of the headers' std::size_t sizes, in this order:
+/// check_sums_beyond_32_bits(), check_sums_tall() (unless @p tall says not),
+/// and for column sums check_sums_wide(). Returns "and 65537 x 65537, and
+/// 134217761 x 2" and so on, for the check's "measured" line.
+template <typename T>
+std::string check_sums_large(MatrixSumFunction<T> function, SumAxis axis, Tall tall = Tall::checked) {
+  std::string checked = check_sums_beyond_32_bits(function, axis);
+  if (tall == Tall::checked) checked += ", " + check_sums_tall(function, axis);
+  if (axis == SumAxis::columns) checked += ", " + check_sums_wide(function);
+  return checked;
 }
 
 }  // namespace memlab::grading

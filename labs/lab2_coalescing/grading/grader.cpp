@@ -43,14 +43,11 @@ const std::vector<MatrixShape> kStep3Shapes = {{1, 1},      {1, 1000},   {1000, 
                                                {3, 100001}, {100001, 3}, {256, 2048}, {2049, 3001},
                                                {1000, 38},  {1002, 1003}};
 
-// Whether a check also runs the function on a tall matrix (grading::check_sums_tall).
-enum class Tall { checked, not_checked };
-
-void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes, Tall tall = Tall::checked) {
+void check_shapes(SumFunction sum, SumAxis axis, const std::vector<MatrixShape>& shapes,
+                  grading::Tall tall = grading::Tall::checked) {
   const std::string problem = grading::check_sums_on_shapes(sum, axis, shapes);
   if (!problem.empty()) FAIL(problem);
-  const std::string large = tall == Tall::checked ? grading::check_sums_large(sum, axis)
-                                                   : grading::check_sums_beyond_32_bits(sum, axis);
+  const std::string large = grading::check_sums_large(sum, axis, tall);
   grading::measured(format_text("%zu shapes, 1 x 1 to %s; %s", shapes.size(), memlab::describe(shapes.back()).c_str(),
                                 large.c_str()));
 }
@@ -96,7 +93,7 @@ TEST_CASE("row sums with one thread per row are correct for any shape", "[step1]
 
 TEST_CASE("column sums with one thread per column are correct for any shape", "[step1][columns]") {
   // Not on a tall matrix: a thread per column of 2^24 rows is a few threads each reading for seconds.
-  check_shapes(student().column_sums_thread_per_column, SumAxis::columns, kStep1Shapes, Tall::not_checked);
+  check_shapes(student().column_sums_thread_per_column, SumAxis::columns, kStep1Shapes, grading::Tall::not_checked);
 }
 
 TEST_CASE("sectors per request are counted right for each access pattern", "[step2][sectors]") {
