@@ -17,6 +17,7 @@ import argparse
 import concurrent.futures
 import datetime
 import glob
+import hashlib
 import json
 import os
 import platform
@@ -30,7 +31,7 @@ from collections import Counter
 from typing import Dict, List, Optional, Tuple, TypeVar
 
 from . import gpus, grading, layouts, lock, points, reports, slurm, workers
-from .kit import Kit, KitError, architecture_numbers, load_kit
+from .kit import Kit, KitError, load_kit
 from .sandbox import CompileSandbox, RunnerSandbox, find_bwrap, kill_all, probe
 from .statuses import Status
 
@@ -245,6 +246,15 @@ def source_version() -> str:
     return commit or "unknown"
 
 
+def tool_output(command: List[str]) -> str:
+    """All that @p command prints, its lines joined by " | " ("" if it cannot run)."""
+    try:
+        lines = subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
+        return " | ".join(line.strip() for line in lines)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
 def tool_version(command: List[str]) -> str:
     try:
         lines = subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
@@ -372,58 +382,68 @@ def run_all(compiled: List[dict], kit: Kit, layout: grading.Layout, limits: grad
     return graded, ""
 
 
-def kit_record(kit: Kit) -> dict:
-    """run.json's account of a kit: what a row's verdict depends on."""
+# What a compile reads from its environment besides its command: nvcc's extra flags and host
+# compiler, the folders it searches for programs, headers and libraries.
+COMPILE_ENVIRONMENT = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "PATH", "CPATH", "C_INCLUDE_PATH",
+                       "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "LD_LIBRARY_PATH")
+# The kit's keys that settle what a compile produces; with the fingerprint, what grades.
+COMPILE_KEYS = ("compile_inputs", "compiler_version", "compile_flags", "architectures")
+
+
+def kit_record(kit: Kit, compile_seconds: float) -> dict:
+    """run.json's account of a kit: what a row's verdict depends on. `compiled_on` is what else
+    a compile depends on: the machine (its host compiler and system headers), the environment
+    nvcc reads, and the compile time limit (@p compile_seconds)."""
+    environment = json.dumps({name: os.environ.get(name) for name in COMPILE_ENVIRONMENT}, sort_keys=True)
     return dict(fingerprint=kit.fingerprint(), compiler=kit.compiler,
-                compiler_version=tool_version([kit.compiler, "--version"]), compile_flags=kit.compile_flags,
-                architectures=kit.architectures, compile_inputs=kit.compile_inputs(), git=source_version())
+                compiler_version=tool_output([kit.compiler, "--version"]), compile_flags=kit.compile_flags,
+                architectures=kit.architectures, compile_inputs=kit.compile_inputs(), git=source_version(),
+                compiled_on=dict(host=platform.node(), compile_seconds=compile_seconds,
+                                 environment=hashlib.sha256(environment.encode()).hexdigest()))
 
 
-def compiles_alike(earlier: dict, now: dict) -> bool:
-    """Whether a compile with the kit @p now would reach the failure one with @p earlier reached
-    (a compile error, a forbidden API, a compile past the time limit): the same headers and scan
-    (Kit.compile_inputs), compiler and flags, and these architectures include the earlier ones.
-    A failure for one architecture says nothing of the others: atomicAdd on a float4 fails for
-    sm_75 and compiles for sm_90, so a row that failed for 75;80;90 without a GPU is compiled
-    again for an H100's 90 (red team 35). A run.json from before compile_inputs was recorded
-    matches nothing: its rows are compiled again."""
-    return (all(earlier.get(key) == now[key] for key in ("compile_inputs", "compiler_version", "compile_flags")) and
-            architecture_numbers(earlier.get("architectures", "")) <= architecture_numbers(now["architectures"]))
-
-
-def compile_differences(earlier: dict, now: dict) -> str:
-    """What differs between the compiles of @p earlier and @p now, in words for run.json."""
-    said = {"compile_inputs": "the course's headers, link flags or the grader's scan",
-            "compiler_version": "the compiler", "compile_flags": "the compile flags"}
+def kit_differences(earlier: dict, now: dict) -> List[str]:
+    """What differs between the kits (kit_record) of @p earlier and @p now, in words."""
+    if "compile_inputs" not in earlier:
+        return ["the earlier run did not record its compile's inputs (an older grader)"]
+    said = {"fingerprint": "the lab grader, runner, reference or function table",
+            "compile_inputs": "the course's headers, the link flags, the forbidden libraries or the grader's scan",
+            "compiler_version": "the compiler", "compile_flags": "the compile flags",
+            "architectures": f"the architectures ({earlier.get('architectures')} then, {now['architectures']} now)"}
     changed = [words for key, words in said.items() if earlier.get(key) != now[key]]
-    if not architecture_numbers(earlier.get("architectures", "")) <= architecture_numbers(now["architectures"]):
-        changed.append(f"the architectures ({earlier.get('architectures')} then, {now['architectures']} now)")
-    return ", ".join(changed)
+    then, here = earlier.get("compiled_on") or {}, now["compiled_on"]
+    changed += [words for key, words in (("host", f"the machine ({then.get('host')} then, {here['host']} now)"),
+                                         ("environment", "the compiler's environment variables"),
+                                         ("compile_seconds", "the compile time limit"))
+                if then.get(key) != here[key]]
+    return changed
 
 
 def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out: str) -> Tuple[Dict[str, dict], str]:
     """Of an earlier run's final rows, those this run keeps, and why the rest are compiled
-    again ("" when none are). With the same kit, every row. With another (a GPU server
-    finishing a run begun on a machine without a GPU, whose build targets other
-    architectures): rows settled without a GPU, and those settled by the compiler only
-    if this kit compiles alike, compile timeouts never. Rows graded on a GPU with another
-    grader: none (refused)."""
-    if not earlier or earlier.get("fingerprint") == now["fingerprint"]:
+    again ("" when none are). With the same kit compiling on the same machine alike, every
+    row. Otherwise (a GPU server finishing a run begun on a machine without a GPU, whose build
+    targets other architectures and whose host compiler may differ), rows settled without a GPU
+    but not those the compiler settled: a compile error, a forbidden API or a compile timeout
+    is compiled again, since no record of two machines can show that a compile ends alike on
+    both (cheap: they are few). Rows graded on a GPU with another grader or other headers:
+    none (refused)."""
+    if not earlier:
         return kept, ""
+    same_grader = all(earlier.get(key) == now[key] for key in ("fingerprint",) + COMPILE_KEYS)
     ran = sorted(student for student, outcome in kept.items() if outcome["status"] not in grading.SETTLED_WITHOUT_GPU)
-    if ran:
-        raise SetupFailed(f"{lab}'s kit (its lab grader, runner, reference or function table) has changed since the run in {out} began, and "
-                          f"{len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
+    if ran and not same_grader:
+        raise SetupFailed(f"{lab}'s kit has changed since the run in {out} began ({'; '.join(kit_differences(earlier, now))}), "
+                          f"and {len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
                           "GPU with the earlier one: --resume would mix two graders' results. Grade into a new folder.")
-    if compiles_alike(earlier, now):
-        # A compile that ran out of time on another machine may finish on this one.
-        timed_out = sorted(s for s, o in kept.items() if o["status"] == Status.COMPILE_TIMEOUT)
-        if not timed_out:
-            return kept, ""
-        return ({s: o for s, o in kept.items() if s not in timed_out},
-                f"they ran out of compile time on another machine ({', '.join(timed_out[:3])})")
-    why = f"their compile differed from this kit's in {compile_differences(earlier, now)}"
-    return {s: o for s, o in kept.items() if o["status"] not in grading.SETTLED_BY_COMPILING}, why
+    differences = kit_differences(earlier, now)
+    if not differences:
+        return kept, ""
+    again = sorted(s for s, o in kept.items() if o["status"] in grading.SETTLED_BY_COMPILING)
+    if not again:
+        return kept, ""
+    return ({s: o for s, o in kept.items() if s not in again},
+            f"their compile differed from this one in {'; '.join(differences)}")
 
 
 def check_slurm_jobs_ended(earlier: dict, args: argparse.Namespace) -> None:
@@ -504,7 +524,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             kit = kit.snapshot(os.path.join(layout.work, "kit"))
         except KitError as error:
             raise SetupFailed(str(error)) from None
-        this_kit = kit_record(kit)
+        this_kit = kit_record(kit, args.compile_timeout)
         for submission in submissions:
             kept = grading.read_outcome(layout, submission) if args.resume else None
             if kept:

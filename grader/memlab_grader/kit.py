@@ -72,7 +72,11 @@ class Kit:
             for path in sorted(files_under(folder, skip=("__pycache__",))):
                 if name == "grader" and not path.endswith(".py"):
                     continue
-                digest.update(f"{name}/{os.path.relpath(path, folder)}\0{sha256_of(path)}\n".encode())
+                try:
+                    content = sha256_of(path)
+                except OSError as error:  # a file no compile can read either: its name and why
+                    content = f"unreadable: {error.strerror}"
+                digest.update(f"{name}/{os.path.relpath(path, folder)}\0{content}\n".encode())
         return digest.hexdigest()
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:
@@ -245,10 +249,20 @@ def copy_unless_same(source: str, target: str) -> None:
 
 
 def files_under(folder: str, skip: Sequence[str] = ()) -> List[str]:
-    """Every regular file under @p folder (links followed), but in folders named in @p skip."""
-    found = []
+    """Every regular file under @p folder, but in folders named in @p skip. Links are followed
+    (a compile follows them), each folder once: a link to a folder above it ends there."""
+    found, seen = [], set()
     for root, folders, files in os.walk(folder, followlinks=True):
-        folders[:] = [f for f in folders if f not in skip]
+        try:
+            status = os.stat(root)
+        except OSError:
+            folders[:] = []
+            continue
+        if (status.st_dev, status.st_ino) in seen:
+            folders[:] = []
+            continue
+        seen.add((status.st_dev, status.st_ino))
+        folders[:] = sorted(f for f in folders if f not in skip)  # the same walk, so the same folder kept, everywhere
         found += [os.path.join(root, f) for f in files if os.path.isfile(os.path.join(root, f))]
     return found
 
@@ -274,11 +288,6 @@ def architecture_flags(architectures: str) -> List[str]:
             kind, [f"compute_{number}", f"sm_{number}"])
         flags.append(f"--generate-code=arch=compute_{number},code=[{','.join(codes)}]")
     return flags
-
-
-def architecture_numbers(architectures: str) -> set:
-    """The GPUs a CMake CUDA_ARCHITECTURES value compiles for, by number ("90-real" -> "90")."""
-    return {entry.partition("-")[0] for entry in architectures.split(";") if entry}
 
 
 def load_kit(path: str) -> Kit:
