@@ -536,11 +536,23 @@ RED_TEAM = {
         # Round 36 (run 156): chunks of 512 rows on grid y, which the first tall column shape
         # (16781315 rows) let through; 67108897 rows catch up to 1024. Column tiles on grid y, wrong
         # past 2,097,120 columns (100 in run 156): since session 22 the column sums are also checked
-        # on 2 x 16777249 (grading::kWideForColumns), tiles of up to 256 columns.
+        # on 2 x 67108897 and 2 x 67108896 (grading::kWideForColumns), tiles of up to 1024 columns.
         ("round36/01-subtle_column_chunks_of_512_rows_on_grid_y_pass_the_16m_row_tall_check",
          Expect("graded", points={"step3.columns": 0})),
         ("round36/02-subtle_column_tiles_on_grid_y_after_the_tall_hint_fail_past_2m_columns",
          Expect("graded", points={"step3.columns": 0})),
+        # Round 37 (not yet run on a GPU): tiles of 1024 columns on grid y (01) and a float4 path for
+        # widths divisible by 4 with tiles on y (02) fail the wide shapes. Open, scoring 100: a
+        # thread-per-column path for at most 256 rows hides tiles on y from 2-row shapes (03), an int
+        # column number wraps only past 2^31 columns (04), chunks of 2048 rows on y (05).
+        ("round37/01-subtle_column_tiles_of_1024_on_grid_y_pass_the_2_x_16m_wide_check_fail_past_67m_columns",
+         Expect("graded", points={"step3.columns": 0})),
+        ("round37/02-subtle_float4_column_path_only_for_widths_multiple_of_4_tiles_on_grid_y_fail_past_8m_columns",
+         Expect("graded", points={"step3.columns": 0})),
+        ("round37/03-subtle_few_rows_take_a_thread_per_column_path_so_the_2_row_wide_check_misses_tiles_on_grid_y",
+         FULL),
+        ("round37/04-subtle_int_column_number_wraps_past_2_31_columns_no_shape_that_wide", FULL),
+        ("round37/05-subtle_column_chunks_of_2048_rows_on_grid_y_pass_the_67m_row_tall_check", FULL),
     ],
     "lab3": [
         # Round 22: a count computed in double inside the compensated kernel fails step 2 (the guide

@@ -22,7 +22,7 @@
 /// GPU has the memory the grader checks a matrix of more than 2^32 elements
 /// (65537 x 65537), one of more than 2^27 rows (134217761 x 2; the column
 /// sums of step 3: 67108897 x 8; step 1's column sums: not tall), and for
-/// column sums one of more than 2^24 columns (2 x 16777249). Every
+/// column sums two of more than 2^26 columns (2 x 67108897, 2 x 67108896). Every
 /// function enqueues its work on @p stream and returns without waiting.
 /// @p stream is a non-blocking stream: work enqueued anywhere else (on the
 /// default stream by cudaMemsetAsync or cudaMemcpyAsync without a stream, or by

@@ -326,25 +326,35 @@ std::string check_sums_tall(MatrixSumFunction<T> function, SumAxis axis) {
   return check_sums_on_large(function, axis, tall_shape(axis), "a tall matrix",
                              "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1), and a thread "
                              "number blockIdx.x * blockDim.x + threadIdx.x computed in unsigned int wraps past 2^32 "
-                             "threads (a warp per row: past 2^27 rows). Put the larger count on x (for column "
-                             "sums, the chunks of rows rather than the tiles of columns, or clamp the chunks), "
-                             "and number rows in std::size_t.");
+                             "threads (a warp per row: past 2^27 rows). Put the rows (or the warps of rows) on x; "
+                             "for column sums keep the tiles of columns on x and clamp the chunks of rows on y, "
+                             "each block looping over its rows. Number rows in std::size_t.");
 }
 
-/// The wide matrix of check_sums_wide(): 2 x 16777249, more tiles of up to 256
-/// columns than a grid's y dimension holds (red team 36's tiles of 32 columns on
-/// grid y failed past 2,097,120 columns; the widest shape checked before had
-/// 100001), in 134 MB of float.
-inline constexpr MatrixShape kWideForColumns{2, (std::size_t{1} << 24) + 33};
+/// The wide matrices of check_sums_wide(): 2 x 67108897 and 2 x 67108896, more
+/// tiles of up to 1024 columns (a block's most threads) than a grid's y
+/// dimension holds (red team 36's tiles of 32 on grid y were wrong past
+/// 2,097,120 columns; the widest shape checked before had 100001). Two widths,
+/// odd and a multiple of 32, so that a path taken only for widths a vector load
+/// divides is checked too (red team 37). 537 MB of float each.
+inline const std::vector<MatrixShape> kWideForColumns = {{2, (std::size_t{1} << 26) + 33},
+                                                         {2, (std::size_t{1} << 26) + 32}};
 
-/// Column sums on kWideForColumns with check_sums_on_large(): more columns than
-/// grid y holds tiles of them.
+/// Column sums on each of kWideForColumns with check_sums_on_large(): more
+/// columns than grid y holds tiles of them. Returns "and 2 x 67108897, and 2 x
+/// 67108896" (or why one was not checked).
 template <typename T>
 std::string check_sums_wide(MatrixSumFunction<T> function) {
-  return check_sums_on_large(function, SumAxis::columns, kWideForColumns, "a wide matrix",
-                             "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1): put the tiles "
-                             "of columns on x (and, where the chunks of rows need more than 65535 blocks too, "
-                             "clamp them and loop), and number columns in std::size_t.");
+  std::string checked;
+  for (MatrixShape shape : kWideForColumns) {
+    checked += (checked.empty() ? "" : ", ") +
+               check_sums_on_large(function, SumAxis::columns, shape, "a wide matrix",
+                                   "A grid's y and z dimensions hold at most 65535 blocks (x: 2^31 - 1): put the "
+                                   "tiles of columns on x, and where the chunks of rows need more than 65535 blocks "
+                                   "too, clamp them on y and let each block loop over its rows; number columns in "
+                                   "std::size_t.");
+  }
+  return checked;
 }
 
 /// Whether check_sums_large() runs check_sums_tall(): not for a thread per
