@@ -406,7 +406,7 @@ def kit_differences(earlier: dict, now: dict) -> List[str]:
     """What differs between the kits (kit_record) of @p earlier and @p now, in words."""
     if "compile_inputs" not in earlier:
         return ["the earlier run did not record its compile's inputs (an older grader)"]
-    said = {"fingerprint": "the lab grader, runner, reference or function table",
+    said = {"fingerprint": "the kit's binaries (the lab grader, runner, reference or function table)",
             "compile_inputs": "the course's headers, the link flags, the forbidden libraries or the grader's scan",
             "compiler_version": "the compiler", "compile_flags": "the compile flags",
             "architectures": f"the architectures ({earlier.get('architectures')} then, {now['architectures']} now)"}
@@ -427,7 +427,7 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
     but not those the compiler settled: a compile error, a forbidden API or a compile timeout
     is compiled again, since no record of two machines can show that a compile ends alike on
     both (cheap: they are few). Rows graded on a GPU with another grader or other headers:
-    none (refused)."""
+    none (refused). A compile timeout is compiled again in any case."""
     if not earlier:
         return kept, ""
     same_grader = all(earlier.get(key) == now[key] for key in ("fingerprint",) + COMPILE_KEYS)
@@ -437,13 +437,14 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
                           f"and {len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
                           "GPU with the earlier one: --resume would mix two graders' results. Grade into a new folder.")
     differences = kit_differences(earlier, now)
-    if not differences:
-        return kept, ""
-    again = sorted(s for s, o in kept.items() if o["status"] in grading.SETTLED_BY_COMPILING)
+    # A compile timeout is compiled again even here: a loaded machine may have caused it.
+    redo = grading.SETTLED_BY_COMPILING if differences else {Status.COMPILE_TIMEOUT}
+    again = sorted(s for s, o in kept.items() if o["status"] in redo)
     if not again:
         return kept, ""
-    return ({s: o for s, o in kept.items() if s not in again},
-            f"their compile differed from this one in {'; '.join(differences)}")
+    why = (f"their compile differed from this one in {'; '.join(differences)}" if differences else
+           "a compile that ran out of time may finish now")
+    return {s: o for s, o in kept.items() if s not in again}, why
 
 
 def check_slurm_jobs_ended(earlier: dict, args: argparse.Namespace) -> None:
@@ -529,7 +530,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             kept = grading.read_outcome(layout, submission) if args.resume else None
             if kept:
                 outcomes[submission.student] = kept
+        kept_before = set(outcomes)
         outcomes, compile_again_because = rows_to_keep(outcomes, earlier.get("kit", {}), this_kit, lab, args.out)
+        # On disk too, before run.json names this kit: an interrupted session must not leave a
+        # row settled by another compile beside a record that says this kit settled it.
+        for submission in submissions:
+            if submission.student in kept_before - set(outcomes):
+                grading.save_outcome(layout, dict(submission.identity(), status=Status.NOT_GRADED_YET, checks=[],
+                                                  detail=f"to be compiled again: {compile_again_because}"))
         record = dict(earlier) or dict(
             tool="memlab instructors' grader", lab=lab, version=kit.version, git=source_version(),
             started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
@@ -544,6 +552,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if compile_again_because:
             session["compiled_again"] = f"rows settled by the compiler: {compile_again_because}"
         record.setdefault("sessions", []).append(session)
+        # Written now, not only at the end: a session killed outright (SIGKILL, a node lost) leaves
+        # a record of the kit its rows are graded with, which the next --resume compares.
+        grading.write_json_atomically(record_path, record)
 
         pending = [s for s in submissions if s.student not in outcomes]
         print(f"{lab}: {len(submissions)} submissions in {args.submissions}"
@@ -551,7 +562,8 @@ def main(argv: Optional[List[str]] = None) -> int:
               flush=True)
         print_warnings(found.warnings)
         if compile_again_because:
-            print(f"Compile errors and forbidden APIs are compiled again here: {compile_again_because}.", flush=True)
+            print(f"Compile errors, forbidden APIs and compile timeouts are compiled again here: {compile_again_because}.",
+                  flush=True)
 
         sandbox, no_sandbox_because = None, "--no-sandbox: the instructor chose to run students' code unconfined"
         if pending and not args.no_sandbox and dispatcher is None:

@@ -19,6 +19,10 @@ from . import elf, scan
 from .sandbox import Finished, run_limited
 
 
+# What #include can name; the files of the course a compile may read (Kit.compile_inputs).
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+# The grader's modules that compile a submission and judge the compile (Kit.compile_inputs).
+COMPILE_MODULES = ("kit.py", "scan.py", "elf.py", "grading.py", "sandbox.py")
 # The reference compiles in a few seconds; a compiler stuck this long is broken.
 COMPILE_REFERENCE_SECONDS = 600
 # What of the compiler's output a reference's compile log keeps.
@@ -60,23 +64,27 @@ class Kit:
 
     def compile_inputs(self) -> str:
         """SHA-256 of what settles a student's compile besides the file, the compiler, its flags
-        and architectures: every file under the include folders (the course's headers, as they
-        are, committed or not), the link flags, the forbidden libraries and the grader's own
-        Python (the scan that finds forbidden API). --resume keeps a compile failure from another
-        machine only where this matches; a git description cannot say so (a course unpacked from
-        a tarball has none, and "-dirty" names no edit)."""
+        and architectures: the headers under the include folders (all a compile may read of the
+        course: scan.check_dependencies fails any other course file), as they are, committed or
+        not; the link flags and forbidden libraries; and the grader's modules that compile and
+        judge a compile (COMPILE_MODULES). --resume keeps a compile failure only where this
+        matches; a git description cannot say so (a course unpacked from a tarball has none, and
+        "-dirty" names no edit). Not READMEs, editors' swap files or the reports' code: a change
+        there must not stop a --resume (red team 38)."""
         digest = hashlib.sha256(json.dumps([self.link_flags, self.forbid]).encode())
-        package = os.path.dirname(os.path.abspath(__file__))
-        folders = list(enumerate(self.include_dirs)) + [("grader", package)]
-        for name, folder in folders:
+        for index, folder in enumerate(self.include_dirs):
             for path in sorted(files_under(folder, skip=("__pycache__",))):
-                if name == "grader" and not path.endswith(".py"):
+                name = os.path.basename(path)
+                if name.startswith(".") or not name.endswith(HEADER_SUFFIXES):
                     continue
                 try:
                     content = sha256_of(path)
                 except OSError as error:  # a file no compile can read either: its name and why
                     content = f"unreadable: {error.strerror}"
-                digest.update(f"{name}/{os.path.relpath(path, folder)}\0{content}\n".encode())
+                digest.update(f"{index}/{os.path.relpath(path, folder)}\0{content}\n".encode())
+        package = os.path.dirname(os.path.abspath(__file__))
+        for module in COMPILE_MODULES:
+            digest.update(f"grader/{module}\0{sha256_of(os.path.join(package, module))}\n".encode())
         return digest.hexdigest()
 
     def compile_command(self, source: str, library: str, dependencies: str) -> List[str]:

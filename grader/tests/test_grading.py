@@ -581,6 +581,44 @@ class Resumes(GraderTestCase):
         self.assertEqual(resumed["compiled"], ["broken"])
         self.assertIn("the compiler's environment variables", resumed["compiled_again"])
 
+    def test_a_compile_timeout_is_compiled_again_on_the_same_machine(self):
+        # A loaded machine may have caused it (red team 38): a fair student must not keep it.
+        self.submit("hangs", "FAKE_COMPILE_HANG")
+        self.assertEqual(self.grade("--compile-timeout", "1").returncode, 0)
+        self.assertEqual(self.gradebook()["hangs"]["status"], "compile timed out")
+        finished = self.grade("--resume", "--compile-timeout", "1")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
+            resumed = json.load(handle)["sessions"][1]
+        self.assertEqual((resumed["compiled"], resumed["compiled_again"]),
+                         (["hangs"], "rows settled by the compiler: a compile that ran out of time may finish now"))
+
+    def test_an_interrupted_resume_leaves_the_rows_to_compile_again_not_final(self):
+        # Red team 38: run.json names the new kit from the session's start, so a row settled by the
+        # earlier kit's compile must not stay final on disk, or the next --resume would keep it.
+        self.submit("broken", "FAKE_COMPILE_ERROR")
+        self.rebuild_kit("75-real;80-real")
+        self.assertEqual(self.grade(env={"FAKE_NO_GPU": "1"}).returncode, 0)
+        self.write(os.path.join(self.root, "kit", "reference.cu"), "the reference FAKE_SLOW=30\n")  # a slow calibration
+        self.rebuild_kit("90")
+        process = subprocess.Popen(self.grade_command("--resume"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True)
+        outcome = os.path.join(self.out, "students", "broken", "outcome.json")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with open(outcome, encoding="utf-8") as handle:
+                if json.load(handle)["status"] == "not graded yet":
+                    break
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+        with open(outcome, encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["status"], "not graded yet")
+        finished = self.grade("--resume", env={"FAKE_NOT_SLOW": "1"})
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["sessions"][-1]["compiled"], ["broken"])
+
     def test_resume_refuses_other_headers_beside_rows_graded_on_a_gpu(self):
         header = self.write(os.path.join(self.root, "course", "lab1.cuh"), "void vector_add(int);\n")
         with open(self.kit, encoding="utf-8") as handle:
