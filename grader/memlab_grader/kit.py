@@ -70,7 +70,7 @@ class Kit:
         judge a compile (COMPILE_MODULES). --resume keeps a compile failure only where this
         matches; a git description cannot say so (a course unpacked from a tarball has none, and
         "-dirty" names no edit). Not READMEs, editors' swap files or the reports' code: a change
-        there must not stop a --resume (red team 38)."""
+        there must not stop a --resume (red team 39)."""
         digest = hashlib.sha256(json.dumps([self.link_flags, self.forbid]).encode())
         for index, folder in enumerate(self.include_dirs):
             for path in sorted(files_under(folder, skip=("__pycache__",))):

@@ -517,7 +517,7 @@ class Resumes(GraderTestCase):
 
     def test_a_gpu_server_compiles_again_what_a_machine_without_a_gpu_settled_by_compiling(self):
         # Its kit targets other architectures, and its host compiler may differ: no record of the
-        # two machines shows a compile ends alike on both (red teams 35 and 37: atomicAdd on a
+        # two machines shows a compile ends alike on both (red teams 35 and 38: atomicAdd on a
         # float4 fails for sm_75 only; gcc 13 no longer includes <cstdint> indirectly).
         finished, record = self.compile_without_a_gpu_then_resume_on_one("75-real;80-real", "90")
         without, gpu_server = record["sessions"]
@@ -554,7 +554,7 @@ class Resumes(GraderTestCase):
 
     def test_rows_compiled_against_other_headers_are_compiled_again(self):
         # The course's git description cannot tell two checkouts apart (a tarball has none, and
-        # "-dirty" names no edit), and the kit's binaries need not change with a header (red team 37).
+        # "-dirty" names no edit), and the kit's binaries need not change with a header (red team 38).
         header = self.write(os.path.join(self.root, "course", "lab1.cuh"), "void vector_add(int);\n")
         with open(self.kit, encoding="utf-8") as handle:
             kit = json.load(handle)
@@ -582,7 +582,7 @@ class Resumes(GraderTestCase):
         self.assertIn("the compiler's environment variables", resumed["compiled_again"])
 
     def test_a_compile_timeout_is_compiled_again_on_the_same_machine(self):
-        # A loaded machine may have caused it (red team 38): a fair student must not keep it.
+        # A loaded machine may have caused it (red team 39): a fair student must not keep it.
         self.submit("hangs", "FAKE_COMPILE_HANG")
         self.assertEqual(self.grade("--compile-timeout", "1").returncode, 0)
         self.assertEqual(self.gradebook()["hangs"]["status"], "compile timed out")
@@ -594,7 +594,7 @@ class Resumes(GraderTestCase):
                          (["hangs"], "rows settled by the compiler: a compile that ran out of time may finish now"))
 
     def test_an_interrupted_resume_leaves_the_rows_to_compile_again_not_final(self):
-        # Red team 38: run.json names the new kit from the session's start, so a row settled by the
+        # Red team 39: run.json names the new kit from the session's start, so a row settled by the
         # earlier kit's compile must not stay final on disk, or the next --resume would keep it.
         self.submit("broken", "FAKE_COMPILE_ERROR")
         self.rebuild_kit("75-real;80-real")
