@@ -419,6 +419,12 @@ def kit_differences(earlier: dict, now: dict) -> List[str]:
     return changed
 
 
+def grader_error_before_running(outcome: dict) -> bool:
+    """A grader error in staging or compiling (a full disk, nvcc keeping no device code): the
+    grader's trouble, not the student's, and no GPU ran the row; a --resume tries it again."""
+    return outcome["status"] == Status.GRADER_ERROR and "run_seconds" not in outcome
+
+
 def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out: str) -> Tuple[Dict[str, dict], str]:
     """Of an earlier run's final rows, those this run keeps, and why the rest are compiled
     again ("" when none are). With the same kit compiling on the same machine alike, every
@@ -427,11 +433,13 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
     but not those the compiler settled: a compile error, a forbidden API or a compile timeout
     is compiled again, since no record of two machines can show that a compile ends alike on
     both (cheap: they are few). Rows graded on a GPU with another grader or other headers:
-    none (refused). A compile timeout is compiled again in any case."""
+    none (refused). A compile timeout, and a grader error before any run, are compiled again in
+    any case."""
     if not earlier:
         return kept, ""
     same_grader = all(earlier.get(key) == now[key] for key in ("fingerprint",) + COMPILE_KEYS)
-    ran = sorted(student for student, outcome in kept.items() if outcome["status"] not in grading.SETTLED_WITHOUT_GPU)
+    ran = sorted(student for student, outcome in kept.items()
+                 if outcome["status"] not in grading.SETTLED_WITHOUT_GPU and not grader_error_before_running(outcome))
     if ran and not same_grader:
         raise SetupFailed(f"{lab}'s kit has changed since the run in {out} began ({'; '.join(kit_differences(earlier, now))}), "
                           f"and {len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
@@ -439,11 +447,11 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
     differences = kit_differences(earlier, now)
     # A compile timeout is compiled again even here: a loaded machine may have caused it.
     redo = grading.SETTLED_BY_COMPILING if differences else {Status.COMPILE_TIMEOUT}
-    again = sorted(s for s, o in kept.items() if o["status"] in redo)
+    again = sorted(s for s, o in kept.items() if o["status"] in redo or grader_error_before_running(o))
     if not again:
         return kept, ""
     why = (f"their compile differed from this one in {'; '.join(differences)}" if differences else
-           "a compile that ran out of time may finish now")
+           "a compile that ran out of time, or that the grader could not stage or read, may succeed now")
     return {s: o for s, o in kept.items() if s not in again}, why
 
 

@@ -591,7 +591,21 @@ class Resumes(GraderTestCase):
         with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
             resumed = json.load(handle)["sessions"][1]
         self.assertEqual((resumed["compiled"], resumed["compiled_again"]),
-                         (["hangs"], "rows settled by the compiler: a compile that ran out of time may finish now"))
+                         (["hangs"], "rows settled by the compiler: a compile that ran out of time, or that the "
+                                     "grader could not stage or read, may succeed now"))
+
+    def test_a_grader_error_in_compiling_is_tried_again_on_another_kit(self):
+        # Red team 39: it is no row graded on a GPU, so it must not make --resume refuse the GPU server.
+        self.submit("good", "all fine")
+        self.submit("no_device_code", "FAKE_NO_KEEP")
+        self.rebuild_kit("75-real;80-real")
+        self.assertEqual(self.grade(env={"FAKE_NO_GPU": "1"}).returncode, 1)
+        self.assertEqual(self.gradebook()["no_device_code"]["status"], "grader error")
+        self.rebuild_kit("90")
+        finished = self.grade("--resume")
+        self.assertEqual(finished.returncode, 0, finished.stderr)
+        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["sessions"][1]["compiled"], ["good", "no_device_code"])
 
     def test_an_interrupted_resume_leaves_the_rows_to_compile_again_not_final(self):
         # Red team 39: run.json names the new kit from the session's start, so a row settled by the

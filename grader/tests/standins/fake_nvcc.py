@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in for nvcc in the grader's host tests: the "library" it writes is
 the source itself, which the stand-in grader reads for what to do. Markers in
-the source: FAKE_COMPILE_ERROR, FAKE_COMPILE_HANG, FAKE_INCLUDES_REFERENCE.
+the source: FAKE_COMPILE_ERROR, FAKE_COMPILE_HANG, FAKE_INCLUDES_REFERENCE, FAKE_NO_KEEP (no
+intermediate files kept: a grader error).
 With -keep it keeps a "fatbin" (the source) and a preprocessed file: a header's
 lines, then the source's with each CAT(a, b) pasted into ab, as a macro
 `#define CAT(a, b) a##b` would."""
@@ -35,7 +36,7 @@ with open(deps, "w") as handle:
     handle.write(f"{output} : " + " \\\n    ".join(escaped(path) for path in read) + "\n")
 with open(output, "w", encoding="latin-1") as handle:
     handle.write(text)
-if "-keep-dir" in args:  # nvcc's own device code and host-side preprocessed text for the file, as -keep leaves them
+if "-keep-dir" in args and "FAKE_NO_KEEP" not in text:  # nvcc's own device code and host-side preprocessed text for the file, as -keep leaves them
     stem = os.path.join(args[args.index("-keep-dir") + 1], os.path.splitext(os.path.basename(source))[0])
     with open(stem + ".fatbin", "w", encoding="latin-1") as handle:
         handle.write(text)
