@@ -246,21 +246,23 @@ def source_version() -> str:
     return commit or "unknown"
 
 
+def tool_lines(command: List[str]) -> List[str]:
+    """What @p command prints, line by line (none if it cannot run)."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+
+
 def tool_output(command: List[str]) -> str:
     """All that @p command prints, its lines joined by " | " ("" if it cannot run)."""
-    try:
-        lines = subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
-        return " | ".join(line.strip() for line in lines)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
+    return " | ".join(line.strip() for line in tool_lines(command))
 
 
 def tool_version(command: List[str]) -> str:
-    try:
-        lines = subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
-        return lines[-1] if lines else ""
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
+    """The last line @p command prints ("" if none)."""
+    lines = tool_lines(command)
+    return lines[-1] if lines else ""
 
 
 class Progress:
@@ -438,13 +440,13 @@ def rows_to_keep(kept: Dict[str, dict], earlier: dict, now: dict, lab: str, out:
     if not earlier:
         return kept, ""
     same_grader = all(earlier.get(key) == now[key] for key in ("fingerprint",) + COMPILE_KEYS)
+    differences = kit_differences(earlier, now)
     ran = sorted(student for student, outcome in kept.items()
                  if outcome["status"] not in grading.SETTLED_WITHOUT_GPU and not grader_error_before_running(outcome))
     if ran and not same_grader:
-        raise SetupFailed(f"{lab}'s kit has changed since the run in {out} began ({'; '.join(kit_differences(earlier, now))}), "
+        raise SetupFailed(f"{lab}'s kit has changed since the run in {out} began ({'; '.join(differences)}), "
                           f"and {len(ran)} rows ({', '.join(ran[:3])}{', ...' if len(ran) > 3 else ''}) were graded on a "
                           "GPU with the earlier one: --resume would mix two graders' results. Grade into a new folder.")
-    differences = kit_differences(earlier, now)
     # A compile timeout is compiled again even here: a loaded machine may have caused it.
     redo = grading.SETTLED_BY_COMPILING if differences else {Status.COMPILE_TIMEOUT}
     again = sorted(s for s, o in kept.items() if o["status"] in redo or grader_error_before_running(o))
@@ -542,8 +544,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         outcomes, compile_again_because = rows_to_keep(outcomes, earlier.get("kit", {}), this_kit, lab, args.out)
         # On disk too, before run.json names this kit: an interrupted session must not leave a
         # row settled by another compile beside a record that says this kit settled it.
+        to_compile_again = kept_before - set(outcomes)
         for submission in submissions:
-            if submission.student in kept_before - set(outcomes):
+            if submission.student in to_compile_again:
                 grading.save_outcome(layout, dict(submission.identity(), status=Status.NOT_GRADED_YET, checks=[],
                                                   detail=f"to be compiled again: {compile_again_because}"))
         record = dict(earlier) or dict(

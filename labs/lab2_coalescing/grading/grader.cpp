@@ -92,7 +92,7 @@ TEST_CASE("row sums with one thread per row are correct for any shape", "[step1]
 }
 
 TEST_CASE("column sums with one thread per column are correct for any shape", "[step1][columns]") {
-  // Not on a tall matrix: a thread per column of 2^24 rows is a few threads each reading for seconds.
+  // Not on a tall matrix: a thread per column of 2^26 rows is a few threads each reading for seconds.
   check_shapes(student().column_sums_thread_per_column, SumAxis::columns, kStep1Shapes, grading::Tall::not_checked);
 }
 
